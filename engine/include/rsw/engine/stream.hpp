@@ -1,0 +1,38 @@
+// CUDA streams and events as opaque handles, so that host code needs no CUDA header.
+#pragma once
+
+// The runtime's own handle types: cudaStream_t is CUstream_st*, cudaEvent_t is CUevent_st*.
+struct CUstream_st;
+struct CUevent_st;
+
+namespace rsw {
+
+/// A cudaStream_t. nullptr is the legacy default stream.
+using StreamHandle = CUstream_st*;
+/// A cudaEvent_t.
+using EventHandle = CUevent_st*;
+
+/// An owned CUDA stream (non-blocking with respect to the default stream).
+class Stream {
+ public:
+  /// Creates a stream on the current device; throws rsw::Error without a usable device.
+  Stream();
+  ~Stream();
+  Stream(Stream&& other) noexcept;
+  Stream& operator=(Stream&& other) noexcept;
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+
+  /// The handle to pass to kernels and copies.
+  StreamHandle handle() const noexcept { return handle_; }
+  /// Blocks the calling thread until all work queued on this stream has finished.
+  void synchronize() const;
+
+ private:
+  StreamHandle handle_ = nullptr;
+};
+
+/// Blocks until all work queued on `stream` has finished.
+void synchronize(StreamHandle stream);
+
+}  // namespace rsw

@@ -1,0 +1,124 @@
+// DeviceBuffer and PinnedBuffer on a GPU: round trips of awkward sizes, growth that keeps the
+// contents, moves, streams, and the error for an allocation beyond the device's memory.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
+#include "rsw_test/cuda_device.hpp"
+
+namespace rsw {
+namespace {
+
+std::vector<std::uint32_t> random_words(std::size_t count, std::uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::vector<std::uint32_t> words(count);
+  for (auto& word : words)
+    word = static_cast<std::uint32_t>(generator());
+  return words;
+}
+
+class DeviceBufferGpu : public ::testing::TestWithParam<std::size_t> {
+ protected:
+  void SetUp() override { RSW_REQUIRE_CUDA_DEVICE(); }
+};
+
+TEST_P(DeviceBufferGpu, RoundTripsThroughTheDevice) {
+  const auto host = random_words(GetParam(), std::random_device{}());
+  DeviceBuffer<std::uint32_t> buffer(host);
+  EXPECT_EQ(buffer.size(), host.size());
+  EXPECT_EQ(buffer.to_vector(), host);
+}
+
+TEST_P(DeviceBufferGpu, GrowingKeepsTheContents) {
+  const auto host = random_words(GetParam(), std::random_device{}());
+  DeviceBuffer<std::uint32_t> buffer(host);
+  buffer.reserve(host.size() * 3 + 1);
+  EXPECT_GE(buffer.capacity(), host.size() * 3 + 1);
+  EXPECT_EQ(buffer.to_vector(), host);
+
+  buffer.resize(host.size() * 5 + 7);
+  std::vector<std::uint32_t> prefix(host.size());
+  buffer.download(prefix);
+  EXPECT_EQ(prefix, host);
+
+  buffer.resize(host.size() / 2);
+  EXPECT_EQ(buffer.to_vector(),
+            std::vector<std::uint32_t>(host.begin(), host.begin() + host.size() / 2));
+}
+
+INSTANTIATE_TEST_SUITE_P(AwkwardSizes, DeviceBufferGpu,
+                         ::testing::Values(0, 1, 2, 255, 256, 257, 65521, 1'000'003));
+
+TEST(DeviceBufferGpuBasics, MovesOwnership) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const auto host = random_words(1000, 7);
+  DeviceBuffer<std::uint32_t> first(host);
+  const std::uint32_t* memory = first.data();
+  DeviceBuffer<std::uint32_t> second = std::move(first);
+  EXPECT_EQ(second.data(), memory);
+  EXPECT_EQ(first.data(), nullptr);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(first.size(), 0u);       // NOLINT(bugprone-use-after-move)
+  DeviceBuffer<std::uint32_t> third;
+  third = std::move(second);
+  EXPECT_EQ(third.to_vector(), host);
+}
+
+TEST(DeviceBufferGpuBasics, FillsZeroAndDiscardsOnRequest) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::vector<float> threes(513, 3.5f);
+  DeviceBuffer<float> buffer(threes);
+  buffer.fill_zero();
+  EXPECT_EQ(buffer.to_vector(), std::vector<float>(513, 0.0f));
+  const std::size_t capacity = buffer.capacity();
+  buffer.clear();
+  EXPECT_TRUE(buffer.empty());
+  EXPECT_EQ(buffer.capacity(), capacity);
+  buffer.resize_discarding(capacity);
+  EXPECT_EQ(buffer.capacity(), capacity) << "fits: no reallocation";
+  buffer.release();
+  EXPECT_EQ(buffer.capacity(), 0u);
+  EXPECT_EQ(buffer.data(), nullptr);
+}
+
+TEST(DeviceBufferGpuBasics, CopiesOnAStreamThroughPinnedMemory) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Stream stream;
+  PinnedBuffer<std::uint32_t> staging(100'003);
+  EXPECT_TRUE(staging.is_pinned());
+  const auto host = random_words(staging.size(), 11);
+  std::copy(host.begin(), host.end(), staging.data());
+
+  DeviceBuffer<std::uint32_t> buffer;
+  buffer.upload(staging.span(), stream.handle());
+  PinnedBuffer<std::uint32_t> back(staging.size());
+  buffer.download(back.span(), stream.handle());
+  EXPECT_TRUE(std::equal(host.begin(), host.end(), back.data()));
+}
+
+TEST(DeviceBufferGpuBasics, AllocationBeyondMemoryIsOutOfMemoryAndSaysHowMuch) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::size_t too_many = std::size_t{1} << 50;  // 1 PiB of bytes
+  try {
+    DeviceBuffer<std::uint8_t> buffer(too_many);
+    FAIL() << "allocated 1 PiB";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_EQ(error.kind(), ErrorKind::OutOfMemory) << message;
+    EXPECT_EQ(error.cuda_status(), 2) << "cudaErrorMemoryAllocation";
+    EXPECT_NE(message.find("allocating 1024.00 TiB of device memory"), std::string::npos)
+        << message;
+    EXPECT_NE(message.find("free of"), std::string::npos) << message;
+    EXPECT_NE(message.find("cudaMalloc"), std::string::npos) << message;
+    EXPECT_NE(message.find("engine/src/cuda/device_memory.cpp:"), std::string::npos) << message;
+  }
+  // The failure is not sticky: the device still works.
+  const std::vector<int> small = {1, 2, 3};
+  DeviceBuffer<int> fine(small);
+  EXPECT_EQ(fine.to_vector(), small);
+}
+
+}  // namespace
+}  // namespace rsw

@@ -1,0 +1,85 @@
+// DeviceBuffer and PinnedBuffer behaviour that needs no GPU: sizes, overflow, empty copies and
+// the ordinary-memory fallback of PinnedBuffer. The GPU round trips are in
+// device_buffer_gpu_test.cpp.
+#include "rsw/engine/device_buffer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "rsw/engine/backend.hpp"
+#include "rsw/engine/error.hpp"
+
+namespace rsw {
+namespace {
+
+TEST(DeviceBuffer, StartsEmptyAndEmptyCopiesNeedNoDevice) {
+  DeviceBuffer<float> buffer;
+  EXPECT_TRUE(buffer.empty());
+  EXPECT_EQ(buffer.size(), 0u);
+  EXPECT_EQ(buffer.capacity(), 0u);
+  EXPECT_EQ(buffer.data(), nullptr);
+  buffer.upload(std::span<const float>{});
+  buffer.fill_zero();
+  EXPECT_TRUE(buffer.to_vector().empty());
+  EXPECT_TRUE(buffer.span().empty());
+}
+
+TEST(DeviceBuffer, SizesThatOverflowAreInvalidArguments) {
+  const std::size_t too_many = std::numeric_limits<std::size_t>::max() / 4;
+  try {
+    DeviceBuffer<std::uint64_t> buffer(too_many);
+    FAIL() << "an overflowing size was accepted";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("overflow"), std::string::npos) << error.what();
+  }
+}
+
+TEST(DeviceBuffer, DownloadingMoreThanItHoldsIsAnError) {
+  DeviceBuffer<int> buffer;
+  std::vector<int> host(3);
+  EXPECT_THROW(buffer.download(host), Error);
+}
+
+TEST(DeviceBuffer, WithoutADeviceAllocationSaysWhy) {
+  if (cuda_runtime_info().available()) GTEST_SKIP() << "a CUDA device is present";
+  try {
+    DeviceBuffer<int> buffer(10);
+    FAIL() << "allocated device memory without a device";
+  } catch (const Error& error) {
+    EXPECT_TRUE(error.kind() == ErrorKind::DeviceUnavailable || error.kind() == ErrorKind::Cuda)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find("40 B"), std::string::npos) << error.what();
+  }
+}
+
+TEST(DeviceBuffer, GrowsGeometrically) {
+  EXPECT_EQ(detail::grown_capacity(0, 10), 10u);
+  EXPECT_EQ(detail::grown_capacity(100, 101), 150u);
+  EXPECT_EQ(detail::grown_capacity(100, 1000), 1000u);
+}
+
+TEST(PinnedBuffer, HoldsDataAlignedAndMoves) {
+  PinnedBuffer<std::uint32_t> buffer(1001);
+  ASSERT_EQ(buffer.size(), 1001u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(buffer.data()) % 256, 0u);
+  EXPECT_EQ(buffer.is_pinned(), cuda_runtime_info().available());
+  for (std::uint32_t i = 0; i < buffer.size(); ++i)
+    buffer[i] = i * 7;
+
+  PinnedBuffer<std::uint32_t> moved = std::move(buffer);
+  EXPECT_TRUE(buffer.empty());  // NOLINT(bugprone-use-after-move): moved-from state is specified
+  ASSERT_EQ(moved.size(), 1001u);
+  EXPECT_EQ(moved[1000], 7000u);
+
+  moved.resize_discarding(5);
+  EXPECT_EQ(moved.size(), 5u);
+  moved.resize_discarding(0);
+  EXPECT_TRUE(moved.empty());
+  EXPECT_EQ(moved.data(), nullptr);
+}
+
+}  // namespace
+}  // namespace rsw
