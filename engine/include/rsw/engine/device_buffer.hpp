@@ -25,7 +25,12 @@ struct DeviceSpan {
 
   bool empty() const noexcept { return size == 0; }
   std::size_t size_bytes() const noexcept { return size * sizeof(T); }
-  operator DeviceSpan<const T>() const noexcept { return {data, size}; }
+  /// DeviceSpan<T> -> DeviceSpan<const T> (a template, so no const-to-const conversion exists).
+  template <class Const>
+    requires(std::is_same_v<Const, const T> && !std::is_const_v<T>)
+  operator DeviceSpan<Const>() const noexcept {
+    return {data, size};
+  }
 };
 
 namespace detail {

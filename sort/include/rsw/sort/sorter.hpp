@@ -1,0 +1,99 @@
+// rsw::sort::Sorter: radix sorts of 32-bit keys, alone or with 32-bit values (key-index
+// sorting), on host or device memory, on the CPU or the GPU.
+//
+//   rsw::sort::Sorter sorter;
+//   sorter.sort_pairs(keys, object_indices, {.algorithm = Algorithm::FourWay});
+//   rsw::sort::SortStats stats = sorter.last_stats();   // passes run / skipped, time
+//
+// Sorts are stable and in place: the sorted keys end in the caller's buffer. The sorter owns
+// its temp storage (an alternate buffer of n keys and n values, and a few KiB of counters), grows
+// it on demand and keeps it, so repeated sorts of up to the same size allocate nothing.
+// A sorter is not thread-safe; use one per thread or stream.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/stream.hpp"
+
+namespace rsw::sort {
+
+/// Which sort runs.
+enum class Algorithm {
+  Auto,     ///< the GPU four-way sort when a CUDA device is usable, else Cpu
+  Cpu,      ///< LSD radix, 8-bit digits, on the host (multi-threaded for large n)
+  FourWay,  ///< the GPU four-way radix sort of Ha, Krüger & Silva 2009 (2 bits per pass)
+};
+
+/// "auto", "cpu" or "fourway".
+std::string_view to_string(Algorithm algorithm) noexcept;
+/// Parses "auto", "cpu" or "fourway"; throws rsw::Error(InvalidArgument) otherwise.
+Algorithm parse_algorithm(std::string_view name);
+
+enum class Order { Ascending, Descending };
+
+/// How one sort call runs.
+struct SortOptions {
+  Algorithm algorithm = Algorithm::Auto;
+  int begin_bit = 0;  ///< least significant key bit that takes part in the order
+  int end_bit = 32;   ///< one past the most significant; 16 for keys known to be < 65536
+  Order order = Order::Ascending;
+  StreamHandle stream = nullptr;  ///< GPU sorts run on this stream (nullptr: default stream)
+};
+
+/// What the last sort did.
+struct SortStats {
+  Algorithm algorithm = Algorithm::Cpu;  ///< the algorithm that ran (Auto resolved)
+  std::size_t count = 0;                 ///< keys sorted
+  int passes_total = 0;    ///< digit passes the bit range needs (2-bit or 8-bit digits)
+  int passes_run = 0;      ///< passes that moved data
+  int passes_skipped = 0;  ///< passes_total - passes_run
+  bool early_exit = false; ///< an order check found the keys sorted before all passes ran
+  double milliseconds = 0; ///< host clock for Cpu; CUDA events around the whole sort for FourWay
+  std::size_t temp_bytes = 0;  ///< temp storage the sorter holds
+  int block_threads = 0;       ///< GPU tuning that ran (calibrated once per device); 0 for Cpu
+  int items_per_thread = 0;
+};
+
+/// Setup of a Sorter.
+struct SorterOptions {
+  /// Threads of the CPU sort for large inputs: 0 = one per hardware thread (at most 16).
+  int cpu_threads = 0;
+};
+
+class Sorter {
+ public:
+  explicit Sorter(SorterOptions options = {});
+  ~Sorter();
+  Sorter(Sorter&&) noexcept;
+  Sorter& operator=(Sorter&&) noexcept;
+  Sorter(const Sorter&) = delete;
+  Sorter& operator=(const Sorter&) = delete;
+
+  /// Sorts host keys in place. A GPU algorithm copies them to the device and back.
+  void sort_keys(std::span<std::uint32_t> keys, const SortOptions& options = {});
+  /// Sorts host keys in place and applies the same permutation to `values` (same length).
+  void sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
+                  const SortOptions& options = {});
+  /// Sorts device keys in place, asynchronously on options.stream for GPU algorithms (Cpu
+  /// copies to the host and back, and waits).
+  void sort_keys(DeviceSpan<std::uint32_t> keys, const SortOptions& options = {});
+  /// Sorts device keys and values in place.
+  void sort_pairs(DeviceSpan<std::uint32_t> keys, DeviceSpan<std::uint32_t> values,
+                  const SortOptions& options = {});
+
+  /// Statistics of the last sort; for a GPU sort this waits for its stream.
+  SortStats last_stats();
+  /// Bytes of temp storage held now (host and device).
+  std::size_t temp_bytes() const noexcept;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rsw::sort

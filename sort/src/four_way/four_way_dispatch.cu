@@ -1,0 +1,395 @@
+// Host side of the four-way sort: temp storage, the calibrated tuning, and the launch of the
+// pass loop, as a CUDA graph whose while-node the kernels end themselves (no host round trip
+// between passes, none at all for an early exit), or as plain launches on the stream.
+//
+// Index:
+//   [SECTION] Tunings and calibration
+//   [SECTION] Graph building
+//   [SECTION] FourWaySorter
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+#include "four_way_kernels.cuh"
+#include "gpu_sorter.hpp"
+#include "rsw/engine/backend.hpp"
+#include "rsw/engine/cuda_check.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
+
+namespace rsw::sort::detail {
+namespace four_way {
+namespace {
+
+// [SECTION] Tunings and calibration
+// Block size and items per thread are template parameters (the paper's Sec. 5 tunes them per
+// GPU); each tuning is one pair of kernels per key/pair mode. calibrate() times them all once
+// per device and process and keeps the fastest.
+struct Tuning {
+  int threads;
+  int items;
+  void (*split_keys)(const Problem*, const Control*);
+  void (*split_pairs)(const Problem*, const Control*);
+  void (*map_keys)(const Problem*, const Control*);
+  void (*map_pairs)(const Problem*, const Control*);
+
+  int tile() const { return threads * items; }
+};
+
+template <int kThreads, int kItems>
+constexpr Tuning make_tuning() {
+  return {kThreads,
+          kItems,
+          split_tiles<kThreads, kItems, false>,
+          split_tiles<kThreads, kItems, true>,
+          map_tiles<kThreads, kItems, false>,
+          map_tiles<kThreads, kItems, true>};
+}
+
+const std::array<Tuning, 6> kTunings = {
+    make_tuning<128, 8>(),  make_tuning<256, 4>(), make_tuning<256, 8>(),
+    make_tuning<256, 16>(), make_tuning<512, 4>(), make_tuning<512, 8>(),
+};
+constexpr std::size_t kDefaultTuning = 2;  // 256 x 8, until calibrated
+
+// The quick order test looks at this many leading pairs first (Sec. 4.1: most unsorted
+// inputs show it early, so the full check rarely runs).
+constexpr std::uint32_t kQuickCheckPairs = 32 * 1024;
+constexpr int kCheckThreads = 256;
+// Calibration input: large enough to fill the GPU, small enough to take a few milliseconds.
+constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
+constexpr int kCalibrationRuns = 5;
+
+__global__ void fill_random_keys(std::uint32_t* keys, std::uint32_t* values, std::size_t count,
+                                 std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    std::uint32_t x = static_cast<std::uint32_t>(i) * 0x9E3779B9u + seed;  // splitmix-style hash
+    x ^= x >> 16;
+    x *= 0x85EBCA6Bu;
+    x ^= x >> 13;
+    x *= 0xC2B2AE35u;
+    x ^= x >> 16;
+    keys[i] = x;
+    if (values != nullptr) values[i] = static_cast<std::uint32_t>(i);
+  }
+}
+
+bool graphs_enabled() {
+  const char* setting = std::getenv("RSW_FOURWAY_GRAPH");
+  return setting == nullptr || std::string(setting) != "0";
+}
+
+// [SECTION] Graph building
+class Graph {
+ public:
+  Graph() { RSW_CUDA_CHECK(cudaGraphCreate(&graph_, 0), "creating the four-way sort graph"); }
+  ~Graph() { cudaGraphDestroy(graph_); }
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+  cudaGraph_t get() const { return graph_; }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+};
+
+template <class... Parameters>
+cudaGraphNode_t add_kernel(cudaGraph_t graph, cudaGraphNode_t after,
+                           void (*kernel)(Parameters...), unsigned int blocks,
+                           unsigned int threads, std::type_identity_t<Parameters>... arguments) {
+  void* argument_pointers[] = {&arguments...};
+  cudaKernelNodeParams parameters{};
+  parameters.func = reinterpret_cast<void*>(kernel);
+  parameters.gridDim = dim3(blocks);
+  parameters.blockDim = dim3(threads);
+  parameters.kernelParams = argument_pointers;
+  cudaGraphNode_t node = nullptr;
+  RSW_CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, after != nullptr ? &after : nullptr,
+                                        after != nullptr ? 1 : 0, &parameters),
+                 "adding a kernel to the four-way sort graph");
+  return node;
+}
+
+/// What a graph is built for; the problem's pointers and sizes are read from device memory,
+/// so one graph serves every sort of this shape.
+struct GraphShape {
+  std::size_t tuning;
+  bool with_values;
+  std::uint32_t num_tiles;
+  unsigned int check_blocks;
+  auto operator<=>(const GraphShape&) const = default;
+};
+
+// [SECTION] FourWaySorter
+class FourWaySorter final : public GpuSorter {
+ public:
+  FourWaySorter() {
+    resolve_backend(Backend::Cuda);
+    RSW_CUDA_CHECK(cudaGetDevice(&device_), "reading the current device");
+    RSW_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
+                                          device_),
+                   "reading the multiprocessor count");
+    problem_.resize_discarding(1);
+    control_.resize_discarding(1);
+    RSW_CUDA_CHECK(cudaEventCreate(&start_), "creating the four-way sort's start event");
+    RSW_CUDA_CHECK(cudaEventCreate(&stop_), "creating the four-way sort's stop event");
+  }
+  ~FourWaySorter() override {
+    for (auto& [shape, exec] : graphs_) cudaGraphExecDestroy(exec);
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+
+  void sort(const GpuSortRequest& request) override {
+    const int passes_total = (request.end_bit - request.begin_bit + kRadixBits - 1) / kRadixBits;
+    const bool with_values = request.values != nullptr;
+    const bool trivial = request.count <= 1 || passes_total == 0;  // sorted as it is
+    // Before anything else: the first sort of a kind calibrates, which runs sorts itself.
+    std::size_t tuning_index = kDefaultTuning;
+    if (calibrating_tuning_) {
+      tuning_index = *calibrating_tuning_;
+    } else if (!trivial) {
+      tuning_index = tuning_for(with_values, request.stream);
+    }
+    pending_ = Pending{.count = request.count, .passes_total = passes_total, .launched = false};
+    if (trivial) return;
+
+    const Tuning& tuning = kTunings[tuning_index];
+    const auto count = static_cast<std::uint32_t>(request.count);
+    const std::uint32_t num_tiles = (count + tuning.tile() - 1) / tuning.tile();
+    reserve(count, num_tiles, with_values);
+
+    const int bits = request.end_bit - request.begin_bit;
+    host_problem_ = Problem{
+        .keys = request.keys,
+        .values = request.values,
+        .tile_keys = tile_keys_.data(),
+        .tile_values = with_values ? tile_values_.data() : nullptr,
+        .tile_counts = tile_counts_.data(),
+        .tile_offsets = tile_offsets_.data(),
+        .count = count,
+        .num_tiles = num_tiles,
+        .order_mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u,
+        .begin_bit = request.begin_bit,
+        .end_bit = request.end_bit,
+        .num_passes = passes_total,
+        .descending = request.descending ? 1 : 0,
+    };
+    // From pageable memory: the runtime stages the bytes before returning, so host_problem_
+    // may change for the next sort while this copy is still queued.
+    RSW_CUDA_CHECK(cudaMemcpyAsync(problem_.data(), &host_problem_, sizeof host_problem_,
+                                   cudaMemcpyHostToDevice, request.stream),
+                   "uploading the four-way sort's problem");
+    RSW_CUDA_CHECK(cudaEventRecord(start_, request.stream), "recording the sort's start");
+    const GraphShape shape{tuning_index, with_values, num_tiles, check_blocks(count)};
+    if (graphs_enabled()) {
+      RSW_CUDA_CHECK(cudaGraphLaunch(graph_for(shape), request.stream),
+                     "launching the four-way sort graph for " + std::to_string(count) + " keys");
+    } else {
+      launch_on_stream(shape, passes_total, request.stream);
+    }
+    RSW_CUDA_CHECK(cudaMemcpyAsync(control_host_.data(), control_.data(), sizeof(Control),
+                                   cudaMemcpyDeviceToHost, request.stream),
+                   "reading back the four-way sort's statistics");
+    RSW_CUDA_CHECK(cudaEventRecord(stop_, request.stream), "recording the sort's end");
+    pending_.launched = true;
+    pending_.tuning = tuning_index;
+  }
+
+  SortStats read_stats() override {
+    SortStats stats{.algorithm = Algorithm::FourWay,
+                    .count = pending_.count,
+                    .passes_total = pending_.passes_total};
+    if (!pending_.launched) {
+      stats.passes_skipped = pending_.passes_total;
+      stats.early_exit = pending_.passes_total > 0;
+      return stats;
+    }
+    RSW_CUDA_CHECK(cudaEventSynchronize(stop_), "waiting for the four-way sort");
+    float milliseconds = 0;
+    RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_),
+                   "timing the four-way sort");
+    const Control& control = control_host_[0];
+    stats.passes_run = static_cast<int>(control.passes_run);
+    stats.passes_skipped = stats.passes_total - stats.passes_run;
+    stats.early_exit = control.early_exit != 0;
+    stats.milliseconds = milliseconds;
+    stats.block_threads = kTunings[pending_.tuning].threads;
+    stats.items_per_thread = kTunings[pending_.tuning].items;
+    return stats;
+  }
+
+  std::size_t temp_bytes() const noexcept override {
+    return (tile_keys_.capacity() + tile_values_.capacity() + tile_counts_.capacity() +
+            tile_offsets_.capacity()) *
+               sizeof(std::uint32_t) +
+           sizeof(Problem) + sizeof(Control);
+  }
+
+ private:
+  struct Pending {
+    std::size_t count = 0;
+    int passes_total = 0;
+    bool launched = false;
+    std::size_t tuning = kDefaultTuning;
+  };
+
+  void reserve(std::uint32_t count, std::uint32_t num_tiles, bool with_values) {
+    tile_keys_.resize_discarding(std::max<std::size_t>(tile_keys_.size(), count));
+    if (with_values) {
+      tile_values_.resize_discarding(std::max<std::size_t>(tile_values_.size(), count));
+    }
+    const std::size_t sums = std::size_t{kDigits} * num_tiles;
+    tile_counts_.resize_discarding(std::max(tile_counts_.size(), sums));
+    tile_offsets_.resize_discarding(std::max(tile_offsets_.size(), sums));
+  }
+
+  unsigned int check_blocks(std::uint32_t count) const {
+    const std::uint32_t per_block = kCheckThreads * kCheckItems;
+    const std::uint32_t wanted = (count + per_block - 1) / per_block;
+    return std::max(1u, std::min(wanted, static_cast<std::uint32_t>(multiprocessors_) * 8u));
+  }
+
+  // The kernels of one pass, in order. `after` is the node the first depends on in a graph.
+  template <class Launch>
+  void for_each_pass_kernel(const GraphShape& shape, Launch&& launch) const {
+    const Tuning& tuning = kTunings[shape.tuning];
+    const unsigned int quick_blocks = (kQuickCheckPairs + kCheckThreads * kCheckItems - 1) /
+                                      (kCheckThreads * kCheckItems);
+    launch(check_order, quick_blocks, kCheckThreads, 0u, kQuickCheckPairs, 1);
+    launch(check_order, shape.check_blocks, kCheckThreads, kQuickCheckPairs, 0xFFFFFFFFu, 0);
+    launch(shape.with_values ? tuning.split_pairs : tuning.split_keys, shape.num_tiles,
+           tuning.threads);
+    launch(scan_tile_counts, 1, kScanThreads);
+    launch(shape.with_values ? tuning.map_pairs : tuning.map_keys, shape.num_tiles,
+           tuning.threads);
+  }
+
+  void launch_on_stream(const GraphShape& shape, int passes, StreamHandle stream) {
+    Problem* problem = problem_.data();
+    Control* control = control_.data();
+    begin_sort<<<1, 1, 0, stream>>>(problem, control);
+    for (int pass = 0; pass < passes; ++pass) {
+      for_each_pass_kernel(shape, [&](auto kernel, unsigned int blocks, unsigned int threads,
+                                      auto... extra) {
+        kernel<<<blocks, threads, 0, stream>>>(problem, control, extra...);
+      });
+      end_pass<<<1, 1, 0, stream>>>(problem, control, cudaGraphConditionalHandle{}, 0);
+    }
+    RSW_CUDA_CHECK_LAUNCH("launching the four-way sort's passes");
+  }
+
+  // init -> while (!done) { quick check, check, split, scan, map, end_pass } 
+  cudaGraphExec_t graph_for(const GraphShape& shape) {
+    if (const auto found = graphs_.find(shape); found != graphs_.end()) return found->second;
+    Graph graph;
+    cudaGraphConditionalHandle loop{};
+    RSW_CUDA_CHECK(cudaGraphConditionalHandleCreate(&loop, graph.get(), 1,
+                                                    cudaGraphCondAssignDefault),
+                   "creating the four-way sort's loop condition");
+    Problem* problem = problem_.data();
+    Control* control = control_.data();
+    cudaGraphNode_t begin = add_kernel(graph.get(), nullptr, begin_sort, 1, 1, problem, control);
+
+    cudaGraphNodeParams loop_parameters{};
+    loop_parameters.type = cudaGraphNodeTypeConditional;
+    loop_parameters.conditional.handle = loop;
+    loop_parameters.conditional.type = cudaGraphCondTypeWhile;
+    loop_parameters.conditional.size = 1;
+    cudaGraphNode_t loop_node = nullptr;
+    RSW_CUDA_CHECK(cudaGraphAddNode(&loop_node, graph.get(), &begin, nullptr, 1,
+                                    &loop_parameters),
+                   "adding the pass loop to the four-way sort graph");
+    const cudaGraph_t body = loop_parameters.conditional.phGraph_out[0];
+
+    cudaGraphNode_t last = nullptr;
+    for_each_pass_kernel(shape, [&](auto kernel, unsigned int blocks, unsigned int threads,
+                                    auto... extra) {
+      last = add_kernel(body, last, kernel, blocks, threads, problem, control, extra...);
+    });
+    add_kernel(body, last, end_pass, 1, 1, problem, control, loop, 1);
+
+    cudaGraphExec_t exec = nullptr;
+    RSW_CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0),
+                   "instantiating the four-way sort graph");
+    graphs_.emplace(shape, exec);
+    return exec;
+  }
+
+  // The tuning for keys-only or key-value sorts on this device, calibrated on first use.
+  std::size_t tuning_for(bool with_values, StreamHandle stream) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, bool>, std::size_t> calibrated;
+    const std::lock_guard lock(mutex);
+    const auto key = std::make_pair(device_, with_values);
+    if (const auto found = calibrated.find(key); found != calibrated.end()) return found->second;
+    const std::size_t best = calibrate(with_values, stream);
+    calibrated.emplace(key, best);
+    return best;
+  }
+
+  // Sorts kCalibrationKeys random keys with each tuning and returns the fastest (median of
+  // kCalibrationRuns after a warm-up). Runs once per device and mode; takes ~50 ms.
+  std::size_t calibrate(bool with_values, StreamHandle stream) {
+    DeviceBuffer<std::uint32_t> keys(kCalibrationKeys);
+    DeviceBuffer<std::uint32_t> values(with_values ? kCalibrationKeys : 0);
+    const auto count = static_cast<std::uint32_t>(kCalibrationKeys);
+    std::size_t best = kDefaultTuning;
+    float best_ms = 0;
+    for (std::size_t index = 0; index < kTunings.size(); ++index) {
+      std::array<float, kCalibrationRuns> times{};
+      for (int run = -1; run < kCalibrationRuns; ++run) {
+        fill_random_keys<<<256, 256, 0, stream>>>(keys.data(), with_values ? values.data() : nullptr,
+                                                  kCalibrationKeys, static_cast<std::uint32_t>(run + 7));
+        RSW_CUDA_CHECK_LAUNCH("filling the calibration keys");
+        calibrating_tuning_ = index;
+        sort({.keys = keys.data(),
+              .values = with_values ? values.data() : nullptr,
+              .count = count,
+              .stream = stream});
+        calibrating_tuning_.reset();
+        const SortStats stats = read_stats();
+        if (run >= 0) times[static_cast<std::size_t>(run)] = static_cast<float>(stats.milliseconds);
+      }
+      std::ranges::sort(times);
+      const float median = times[kCalibrationRuns / 2];
+      if (index == 0 || median < best_ms) {
+        best = index;
+        best_ms = median;
+      }
+    }
+    return best;
+  }
+
+  int device_ = 0;
+  int multiprocessors_ = 0;
+  DeviceBuffer<Problem> problem_;
+  DeviceBuffer<Control> control_;
+  PinnedBuffer<Control> control_host_{1};
+  DeviceBuffer<std::uint32_t> tile_keys_;
+  DeviceBuffer<std::uint32_t> tile_values_;
+  DeviceBuffer<std::uint32_t> tile_counts_;
+  DeviceBuffer<std::uint32_t> tile_offsets_;
+  Problem host_problem_{};
+  std::map<GraphShape, cudaGraphExec_t> graphs_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  Pending pending_;
+  std::optional<std::size_t> calibrating_tuning_;
+};
+
+}  // namespace
+}  // namespace four_way
+
+std::unique_ptr<GpuSorter> make_four_way_sorter() {
+  return std::make_unique<four_way::FourWaySorter>();
+}
+
+}  // namespace rsw::sort::detail

@@ -1,0 +1,76 @@
+// The check every sort test makes: sort fresh keys (and their indices) with a Sorter and
+// compare with std::stable_sort, reporting the first difference and the seed.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/sort/sorter.hpp"
+#include "rsw_test/sort_inputs.hpp"
+
+namespace rsw::test {
+
+enum class Memory { Host, Device };
+
+inline std::uint32_t fresh_seed() { return std::random_device{}(); }
+
+inline ::testing::AssertionResult same_sequence(const std::vector<std::uint32_t>& expected,
+                                                const std::vector<std::uint32_t>& actual,
+                                                const char* what) {
+  if (expected.size() != actual.size()) {
+    return ::testing::AssertionFailure() << what << ": size " << actual.size() << ", expected "
+                                         << expected.size();
+  }
+  const auto [want, got] = std::ranges::mismatch(expected, actual);
+  if (want == expected.end()) return ::testing::AssertionSuccess();
+  const auto index = want - expected.begin();
+  return ::testing::AssertionFailure() << what << " differ first at index " << index << " of "
+                                       << expected.size() << ": got " << *got << ", expected "
+                                       << *want;
+}
+
+/// Sorts `keys` (with indices as values when `with_values`) with `sorter` in `memory` and
+/// checks the result against reference_sort. Returns the sorter's stats.
+inline sort::SortStats check_sort(sort::Sorter& sorter, std::vector<std::uint32_t> keys,
+                                  bool with_values, const sort::SortOptions& options,
+                                  Memory memory, std::uint32_t seed) {
+  std::vector<std::uint32_t> values = with_values ? make_indices(keys.size())
+                                                  : std::vector<std::uint32_t>{};
+  std::vector<std::uint32_t> expected_keys = keys;
+  std::vector<std::uint32_t> expected_values = values;
+  reference_sort(expected_keys, expected_values, options);
+
+  if (memory == Memory::Host) {
+    if (with_values) {
+      sorter.sort_pairs(keys, values, options);
+    } else {
+      sorter.sort_keys(keys, options);
+    }
+  } else {
+    DeviceBuffer<std::uint32_t> device_keys(keys);
+    DeviceBuffer<std::uint32_t> device_values(values);
+    if (with_values) {
+      sorter.sort_pairs(device_keys.span(), device_values.span(), options);
+    } else {
+      sorter.sort_keys(device_keys.span(), options);
+    }
+    keys = device_keys.to_vector(options.stream);
+    values = device_values.to_vector(options.stream);
+  }
+  const sort::SortStats stats = sorter.last_stats();
+  const std::string context = "seed " + std::to_string(seed) + ", n " +
+                              std::to_string(keys.size());
+  EXPECT_TRUE(same_sequence(expected_keys, keys, "keys")) << context;
+  if (with_values) {
+    EXPECT_TRUE(same_sequence(expected_values, values, "values")) << context;
+  }
+  EXPECT_EQ(stats.count, keys.size());
+  EXPECT_EQ(stats.passes_run + stats.passes_skipped, stats.passes_total);
+  return stats;
+}
+
+}  // namespace rsw::test
