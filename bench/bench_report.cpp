@@ -26,8 +26,8 @@ Row row_from_profile(const StageProfiler& profiler, std::string_view stage) {
 void Report::add(Row row) { rows_.push_back(std::move(row)); }
 
 void Report::print_table() const {
-  std::printf("%-8s %-14s %12s %-10s %10s %10s %10s", "bench", "algo", "n", "dist", "ms_median",
-              "ms_min", "ms_max");
+  std::printf("%-6s %-8s %11s %-14s %-6s %10s %10s %10s", "bench", "algo", "n", "dist", "mode",
+              "ms_median", "ms_min", "ms_max");
   std::vector<std::string> metric_names;
   for (const Row& row : rows_) {
     for (const auto& [name, value] : row.metrics.items()) {
@@ -36,20 +36,22 @@ void Report::print_table() const {
       }
     }
   }
-  for (const std::string& name : metric_names) std::printf(" %12s", name.c_str());
+  for (const std::string& name : metric_names) std::printf(" %14s", name.c_str());
   std::printf("\n");
   for (const Row& row : rows_) {
-    std::printf("%-8s %-14s %12zu %-10s %10.4f %10.4f %10.4f", row.bench.c_str(),
-                row.algo.c_str(), row.n, row.dist.c_str(), row.ms_median, row.ms_min,
-                row.ms_max);
+    std::printf("%-6s %-8s %11zu %-14s %-6s %10.4f %10.4f %10.4f", row.bench.c_str(),
+                row.algo.c_str(), row.n, row.dist.c_str(), row.mode.c_str(), row.ms_median,
+                row.ms_min, row.ms_max);
     for (const std::string& name : metric_names) {
       const auto found = row.metrics.find(name);
       if (found == row.metrics.end()) {
-        std::printf(" %12s", "-");
+        std::printf(" %14s", "-");
+      } else if (found->is_number_integer()) {
+        std::printf(" %14lld", found->get<long long>());
       } else if (found->is_number()) {
-        std::printf(" %12.3f", found->get<double>());
+        std::printf(" %14.3f", found->get<double>());
       } else {
-        std::printf(" %12s", found->dump().c_str());
+        std::printf(" %14s", found->dump().c_str());
       }
     }
     std::printf("\n");
@@ -61,7 +63,8 @@ void Report::write_json(const std::string& path) const {
   for (const Row& row : rows_) {
     nlohmann::ordered_json entry = {
         {"bench", row.bench},         {"algo", row.algo},         {"n", row.n},
-        {"dist", row.dist},           {"ms_median", row.ms_median}, {"ms_min", row.ms_min},
+        {"dist", row.dist},           {"mode", row.mode},
+        {"ms_median", row.ms_median}, {"ms_min", row.ms_min},
         {"ms_max", row.ms_max},       {"repetitions", row.repetitions},
     };
     entry.update(row.metrics);

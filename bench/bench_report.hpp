@@ -16,6 +16,7 @@ struct Row {
   std::string algo;   ///< e.g. "cuda-memcpy", "fourway", "cub"
   std::size_t n = 0;  ///< problem size in the bench's unit (bytes, keys, boxes)
   std::string dist;   ///< input distribution, e.g. "uniform"
+  std::string mode;   ///< what is processed, e.g. "keys", "pairs", "bytes"
   double ms_median = 0;
   double ms_min = 0;
   double ms_max = 0;

@@ -72,6 +72,7 @@ void run_copy_bench(const CopyBenchOptions& options, Report& report) {
       row.algo = algo;
       row.n = bytes;
       row.dist = "uniform";
+      row.mode = "bytes";
       row.metrics["gb_per_s"] = 2.0 * static_cast<double>(bytes) / (row.ms_median * 1e6);
       report.add(std::move(row));
     }

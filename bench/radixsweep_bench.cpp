@@ -2,6 +2,7 @@
 // writes its rows together with the machine they were measured on.
 //
 //   radixsweep-bench copy --bytes 64M,1G --algo host,cuda --reps 20 --json copy.json
+//   radixsweep-bench sort --n 16M --dist uniform,sorted --algo fourway,cub --mode keys,pairs
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,7 @@
 
 #include "bench_report.hpp"
 #include "copy_bench.hpp"
+#include "sort_bench.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
 
@@ -59,6 +61,42 @@ int main(int argc, char** argv) {
   copy->add_option("--warmup", copy_options.warmup, "Untimed runs before them")
       ->capture_default_str();
 
+  CLI::App* sort = app.add_subcommand("sort", "Radix sorts beside std::sort, CUB and Thrust");
+  sort->fallthrough();
+  std::vector<std::string> sort_sizes = {"1M", "16M"};
+  std::vector<std::string> sort_algos = {"cpu", "std"};
+  if (has_device) sort_algos = {"cpu", "std", "fourway", "cub", "thrust"};
+  rsw::bench::SortBenchOptions sort_options{.distributions = {"uniform"}, .modes = {"keys"}};
+  sort->add_option("--n", sort_sizes, "Keys per sort (65536, 64K, 16M; comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  sort->add_option("--dist", sort_options.distributions,
+                   "uniform, narrow8, narrow16, allequal, sorted, reversed, nearlysorted, "
+                   "fewunique, gaussianfloats, specialfloats (comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  sort->add_option("--algo", sort_algos, "cpu, std, fourway, cub, thrust (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cpu", "std", "fourway", "cub", "thrust"}))
+      ->capture_default_str();
+  sort->add_option("--mode", sort_options.modes, "keys, pairs (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"keys", "pairs"}))
+      ->capture_default_str();
+  sort->add_option("--reps", sort_options.repetitions, "Timed repetitions of GPU sorts")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sort->add_option("--host-reps", sort_options.host_repetitions,
+                   "Timed repetitions of host sorts")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  sort->add_option("--warmup", sort_options.warmup, "Untimed runs before them")
+      ->capture_default_str();
+  sort->add_option("--cpu-threads", sort_options.cpu_threads,
+                   "Threads of the cpu sort (0: all hardware threads)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -72,6 +110,11 @@ int main(int argc, char** argv) {
       copy_options.sizes = parse_sizes(copy_sizes);
       copy_options.algos = copy_algos;
       run_copy_bench(copy_options, report);
+    }
+    if (sort->parsed()) {
+      sort_options.sizes = parse_sizes(sort_sizes);
+      sort_options.algos = sort_algos;
+      run_sort_bench(sort_options, report);
     }
     report.print_table();
     if (!json_path.empty()) report.write_json(json_path);

@@ -1,0 +1,231 @@
+#include "sort_bench.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <random>
+
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
+#include "rsw/engine/profiler.hpp"
+#include "rsw/engine/stream.hpp"
+#include "rsw/sort/sorter.hpp"
+#include "rsw_test/sort_inputs.hpp"
+#if RSW_HAVE_CUDA
+#include "gpu_baselines.hpp"
+#endif
+
+namespace rsw::bench {
+namespace {
+
+constexpr std::string_view kStage = "sort";
+
+test::KeyDistribution parse_distribution(std::string_view name) {
+  const auto lower = [](std::string_view text) {
+    std::string result(text);
+    std::ranges::transform(result, result.begin(),
+                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return result;
+  };
+  for (test::KeyDistribution distribution : test::all_distributions()) {
+    if (lower(test::to_string(distribution)) == lower(name)) return distribution;
+  }
+  throw Error(ErrorKind::InvalidArgument,
+              "unknown distribution '" + std::string(name) +
+                  "' (uniform, narrow8, narrow16, allequal, sorted, reversed, nearlysorted, "
+                  "fewunique, gaussianfloats, specialfloats)");
+}
+
+bool is_gpu_algo(std::string_view algo) {
+  return algo == "fourway" || algo == "cub" || algo == "thrust";
+}
+
+/// The inputs of one (size, distribution, mode) group, on host and device.
+struct Input {
+  std::vector<std::uint32_t> keys;
+  std::vector<std::uint32_t> values;  // empty for keys-only
+  std::string dist;
+  std::string mode;
+};
+
+// After a sort: keys ascending and, for pairs, each value still naming its key.
+void verify(const Input& input, const std::vector<std::uint32_t>& keys,
+            const std::vector<std::uint32_t>& values, std::string_view algo) {
+  bool good = std::ranges::is_sorted(keys);
+  for (std::size_t i = 0; good && i < values.size(); ++i) good = input.keys[values[i]] == keys[i];
+  if (!good) {
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(algo) + " produced a wrong order on " + input.dist);
+  }
+}
+
+Row host_row(const Input& input, std::string_view algo, const SortBenchOptions& options) {
+  sort::Sorter sorter({.cpu_threads = options.cpu_threads});
+  const bool pairs = !input.values.empty();
+  std::vector<std::uint32_t> keys;
+  std::vector<std::uint32_t> values;
+  std::vector<std::uint64_t> packed;
+  StageProfiler profiler({.history_frames = options.host_repetitions});
+  for (std::size_t run = 0; run < options.warmup + options.host_repetitions; ++run) {
+    if (run == options.warmup) profiler.reset();
+    keys = input.keys;
+    values = input.values;
+    if (algo == "std" && pairs) {  // std::sort of (key, index) packed in 64 bits: stable
+      packed.resize(keys.size());
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        packed[i] = (std::uint64_t{keys[i]} << 32) | values[i];
+      }
+    }
+    {
+      auto timer = profiler.time(kStage);
+      if (algo == "cpu") {
+        if (pairs) {
+          sorter.sort_pairs(keys, values, {.algorithm = sort::Algorithm::Cpu});
+        } else {
+          sorter.sort_keys(keys, {.algorithm = sort::Algorithm::Cpu});
+        }
+      } else if (pairs) {
+        std::ranges::sort(packed);
+      } else {
+        std::ranges::sort(keys);
+      }
+    }
+    profiler.end_frame();
+  }
+  if (algo == "std" && pairs) {
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      keys[i] = static_cast<std::uint32_t>(packed[i] >> 32);
+      values[i] = static_cast<std::uint32_t>(packed[i]);
+    }
+  }
+  verify(input, keys, values, algo);
+  Row row = row_from_profile(profiler, kStage);
+  if (algo == "cpu") {
+    const sort::SortStats stats = sorter.last_stats();
+    row.metrics["temp_bytes"] = stats.temp_bytes;
+    row.metrics["passes_run"] = stats.passes_run;
+    row.metrics["passes_skipped"] = stats.passes_skipped;
+  }
+  return row;
+}
+
+#if RSW_HAVE_CUDA
+Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& options) {
+  const bool pairs = !input.values.empty();
+  Stream stream;
+  const DeviceBuffer<std::uint32_t> pristine_keys(input.keys, stream.handle());
+  const DeviceBuffer<std::uint32_t> pristine_values(input.values, stream.handle());
+  DeviceBuffer<std::uint32_t> keys(input.keys.size());
+  DeviceBuffer<std::uint32_t> values(input.values.size());
+  sort::Sorter sorter;
+  std::unique_ptr<BaselineSort> baseline;
+  if (algo == "cub") baseline = make_cub_sort(input.keys.size(), pairs);
+  if (algo == "thrust") baseline = make_thrust_sort();
+
+  StageProfiler profiler({.history_frames = options.repetitions});
+  for (std::size_t run = 0; run < options.warmup + options.repetitions; ++run) {
+    if (run == options.warmup) {
+      profiler.flush();
+      profiler.reset();
+    }
+    copy(pristine_keys.span(), keys.span(), stream.handle());  // fresh, unsorted input
+    if (pairs) copy(pristine_values.span(), values.span(), stream.handle());
+    {
+      auto timer = profiler.time(kStage, Backend::Cuda, stream.handle());
+      if (baseline) {
+        baseline->sort(keys.data(), pairs ? values.data() : nullptr, keys.size(),
+                       stream.handle());
+      } else if (pairs) {
+        sorter.sort_pairs(keys.span(), values.span(),
+                          {.algorithm = sort::Algorithm::FourWay, .stream = stream.handle()});
+      } else {
+        sorter.sort_keys(keys.span(),
+                         {.algorithm = sort::Algorithm::FourWay, .stream = stream.handle()});
+      }
+    }
+    profiler.end_frame();
+  }
+  profiler.flush();
+  Row row = row_from_profile(profiler, kStage);
+  if (baseline) {
+    if (!baseline->last_output_sorted(stream.handle())) {
+      throw Error(ErrorKind::InvalidArgument, std::string(algo) + " did not sort");
+    }
+    row.metrics["temp_bytes"] = baseline->temp_bytes();
+  } else {
+    verify(input, keys.to_vector(stream.handle()), values.to_vector(stream.handle()), algo);
+    const sort::SortStats stats = sorter.last_stats();
+    row.metrics["temp_bytes"] = stats.temp_bytes;
+    row.metrics["passes_run"] = stats.passes_run;
+    row.metrics["passes_skipped"] = stats.passes_skipped;
+    row.metrics["tuning"] = std::to_string(stats.block_threads) + "x" +
+                            std::to_string(stats.items_per_thread);
+  }
+  return row;
+}
+#else
+Row gpu_row(const Input&, std::string_view algo, const SortBenchOptions&) {
+  throw Error(ErrorKind::DeviceUnavailable,
+              std::string(algo) + " needs a build with CUDA and a CUDA device");
+}
+#endif
+
+// The same-run ratios: GPU rows against CUB, host rows against std::sort.
+void add_ratios(std::vector<Row>& group) {
+  const auto find = [&](std::string_view algo) -> const Row* {
+    const auto found = std::ranges::find(group, algo, &Row::algo);
+    return found == group.end() ? nullptr : &*found;
+  };
+  const Row* cub = find("cub");
+  const Row* standard = find("std");
+  for (Row& row : group) {
+    if (cub != nullptr && is_gpu_algo(row.algo)) row.metrics["x_vs_cub"] = cub->ms_median / row.ms_median;
+    if (standard != nullptr && !is_gpu_algo(row.algo)) {
+      row.metrics["x_vs_std"] = standard->ms_median / row.ms_median;
+    }
+  }
+}
+
+}  // namespace
+
+void run_sort_bench(const SortBenchOptions& options, Report& report) {
+  std::vector<test::KeyDistribution> distributions;
+  for (const std::string& name : options.distributions) {
+    distributions.push_back(parse_distribution(name));
+  }
+  for (const std::string& mode : options.modes) {
+    if (mode != "keys" && mode != "pairs") {
+      throw Error(ErrorKind::InvalidArgument, "unknown mode '" + mode + "' (keys, pairs)");
+    }
+  }
+  for (const std::size_t count : options.sizes) {
+    for (const test::KeyDistribution distribution : distributions) {
+      const std::uint32_t seed = std::random_device{}();
+      for (const std::string& mode : options.modes) {
+        Input input{.keys = test::make_keys(count, distribution, seed),
+                    .values = mode == "pairs" ? test::make_indices(count)
+                                              : std::vector<std::uint32_t>{},
+                    .dist = test::to_string(distribution),
+                    .mode = mode};
+        std::ranges::transform(input.dist, input.dist.begin(),
+                               [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        std::vector<Row> group;
+        for (const std::string& algo : options.algos) {
+          Row row = is_gpu_algo(algo) ? gpu_row(input, algo, options)
+                                      : host_row(input, algo, options);
+          row.bench = "sort";
+          row.algo = algo;
+          row.n = count;
+          row.dist = input.dist;
+          row.mode = mode;
+          row.metrics["gkeys_per_s"] = static_cast<double>(count) / (row.ms_median * 1e6);
+          group.push_back(std::move(row));
+        }
+        add_ratios(group);
+        for (Row& row : group) report.add(std::move(row));
+      }
+    }
+  }
+}
+
+}  // namespace rsw::bench
