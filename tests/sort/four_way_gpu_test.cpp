@@ -150,6 +150,18 @@ TEST(FourWayReuse, RepeatedSortsReuseTheirTempStorage) {
   }
 }
 
+TEST(FourWayReuse, ManySizesThroughOneSorter) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;  // more distinct sizes than it keeps graphs for, twice over
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t count = 10'000; count < 130'000; count += 10'007) {
+      const std::uint32_t seed = test::fresh_seed();
+      test::check_sort(sorter, test::make_keys(count, KeyDistribution::Uniform, seed), true,
+                       kFourWay, test::Memory::Device, seed);
+    }
+  }
+}
+
 TEST(FourWayReuse, PlainLaunchesMatchTheGraph) {
   RSW_REQUIRE_CUDA_DEVICE();
   ::setenv("RSW_FOURWAY_GRAPH", "0", 1);

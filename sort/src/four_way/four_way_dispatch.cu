@@ -11,11 +11,13 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "four_way_kernels.cuh"
 #include "gpu_sorter.hpp"
@@ -59,10 +61,6 @@ const std::array<Tuning, 6> kTunings = {
 };
 constexpr std::size_t kDefaultTuning = 2;  // 256 x 8, until calibrated
 
-// The quick order test looks at this many leading pairs first (Sec. 4.1: most unsorted
-// inputs show it early, so the full check rarely runs).
-constexpr std::uint32_t kQuickCheckPairs = 32 * 1024;
-constexpr int kCheckThreads = 256;
 // Calibration input: large enough to fill the GPU, small enough to take a few milliseconds.
 constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
 constexpr int kCalibrationRuns = 5;
@@ -80,6 +78,19 @@ __global__ void fill_random_keys(std::uint32_t* keys, std::uint32_t* values, std
     keys[i] = x;
     if (values != nullptr) values[i] = static_cast<std::uint32_t>(i);
   }
+}
+
+// RSW_FOURWAY_TUNING=256x16 forces a tuning and skips the calibration (for profiling).
+std::optional<std::size_t> forced_tuning() {
+  const char* setting = std::getenv("RSW_FOURWAY_TUNING");
+  if (setting == nullptr) return std::nullopt;
+  for (std::size_t index = 0; index < kTunings.size(); ++index) {
+    const std::string name =
+        std::to_string(kTunings[index].threads) + "x" + std::to_string(kTunings[index].items);
+    if (name == setting) return index;
+  }
+  throw Error(ErrorKind::InvalidArgument,
+              std::string("RSW_FOURWAY_TUNING=") + setting + " names no tuning");
 }
 
 bool graphs_enabled() {
@@ -142,7 +153,7 @@ class FourWaySorter final : public GpuSorter {
     RSW_CUDA_CHECK(cudaEventCreate(&stop_), "creating the four-way sort's stop event");
   }
   ~FourWaySorter() override {
-    for (auto& [shape, exec] : graphs_) cudaGraphExecDestroy(exec);
+    for (const CachedGraph& graph : graphs_) cudaGraphExecDestroy(graph.exec);
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
@@ -155,6 +166,8 @@ class FourWaySorter final : public GpuSorter {
     std::size_t tuning_index = kDefaultTuning;
     if (calibrating_tuning_) {
       tuning_index = *calibrating_tuning_;
+    } else if (const std::optional<std::size_t> forced = forced_tuning(); forced && !trivial) {
+      tuning_index = *forced;
     } else if (!trivial) {
       tuning_index = tuning_for(with_values, request.stream);
     }
@@ -167,7 +180,7 @@ class FourWaySorter final : public GpuSorter {
     reserve(count, num_tiles, with_values);
 
     const int bits = request.end_bit - request.begin_bit;
-    host_problem_ = Problem{
+    const Problem problem{
         .keys = request.keys,
         .values = request.values,
         .tile_keys = tile_keys_.data(),
@@ -182,11 +195,15 @@ class FourWaySorter final : public GpuSorter {
         .num_passes = passes_total,
         .descending = request.descending ? 1 : 0,
     };
-    // From pageable memory: the runtime stages the bytes before returning, so host_problem_
+    // A frame loop sorts the same buffers every frame: upload only what changed. The copy is
+    // from pageable memory, which the runtime stages before returning, so uploaded_problem_
     // may change for the next sort while this copy is still queued.
-    RSW_CUDA_CHECK(cudaMemcpyAsync(problem_.data(), &host_problem_, sizeof host_problem_,
-                                   cudaMemcpyHostToDevice, request.stream),
-                   "uploading the four-way sort's problem");
+    if (!uploaded_problem_ || std::memcmp(&*uploaded_problem_, &problem, sizeof problem) != 0) {
+      uploaded_problem_ = problem;
+      RSW_CUDA_CHECK(cudaMemcpyAsync(problem_.data(), &*uploaded_problem_, sizeof problem,
+                                     cudaMemcpyHostToDevice, request.stream),
+                     "uploading the four-way sort's problem");
+    }
     RSW_CUDA_CHECK(cudaEventRecord(start_, request.stream), "recording the sort's start");
     const GraphShape shape{tuning_index, with_values, num_tiles, check_blocks(count)};
     if (graphs_enabled()) {
@@ -195,9 +212,6 @@ class FourWaySorter final : public GpuSorter {
     } else {
       launch_on_stream(shape, passes_total, request.stream);
     }
-    RSW_CUDA_CHECK(cudaMemcpyAsync(control_host_.data(), control_.data(), sizeof(Control),
-                                   cudaMemcpyDeviceToHost, request.stream),
-                   "reading back the four-way sort's statistics");
     RSW_CUDA_CHECK(cudaEventRecord(stop_, request.stream), "recording the sort's end");
     pending_.launched = true;
     pending_.tuning = tuning_index;
@@ -216,7 +230,10 @@ class FourWaySorter final : public GpuSorter {
     float milliseconds = 0;
     RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_),
                    "timing the four-way sort");
-    const Control& control = control_host_[0];
+    // Read only when asked: the control block stays as the last sort left it.
+    Control control{};
+    RSW_CUDA_CHECK(cudaMemcpy(&control, control_.data(), sizeof control, cudaMemcpyDeviceToHost),
+                   "reading the four-way sort's statistics");
     stats.passes_run = static_cast<int>(control.passes_run);
     stats.passes_skipped = stats.passes_total - stats.passes_run;
     stats.early_exit = control.early_exit != 0;
@@ -252,74 +269,103 @@ class FourWaySorter final : public GpuSorter {
   }
 
   unsigned int check_blocks(std::uint32_t count) const {
-    const std::uint32_t per_block = kCheckThreads * kCheckItems;
+    const std::uint32_t per_block = kCheckThreads * kCheckKeys;
     const std::uint32_t wanted = (count + per_block - 1) / per_block;
     return std::max(1u, std::min(wanted, static_cast<std::uint32_t>(multiprocessors_) * 8u));
   }
 
-  // The kernels of one pass, in order. `after` is the node the first depends on in a graph.
-  template <class Launch>
-  void for_each_pass_kernel(const GraphShape& shape, Launch&& launch) const {
-    const Tuning& tuning = kTunings[shape.tuning];
-    const unsigned int quick_blocks = (kQuickCheckPairs + kCheckThreads * kCheckItems - 1) /
-                                      (kCheckThreads * kCheckItems);
-    launch(check_order, quick_blocks, kCheckThreads, 0u, kQuickCheckPairs, 1);
-    launch(check_order, shape.check_blocks, kCheckThreads, kQuickCheckPairs, 0xFFFFFFFFu, 0);
-    launch(shape.with_values ? tuning.split_pairs : tuning.split_keys, shape.num_tiles,
-           tuning.threads);
-    launch(scan_tile_counts, 1, kScanThreads);
-    launch(shape.with_values ? tuning.map_pairs : tuning.map_keys, shape.num_tiles,
-           tuning.threads);
-  }
-
   void launch_on_stream(const GraphShape& shape, int passes, StreamHandle stream) {
+    const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
     Control* control = control_.data();
     begin_sort<<<1, 1, 0, stream>>>(problem, control);
     for (int pass = 0; pass < passes; ++pass) {
-      for_each_pass_kernel(shape, [&](auto kernel, unsigned int blocks, unsigned int threads,
-                                      auto... extra) {
-        kernel<<<blocks, threads, 0, stream>>>(problem, control, extra...);
-      });
+      quick_check_order<<<1, kQuickCheckThreads, 0, stream>>>(problem, control, {}, {}, 0);
+      check_order<<<shape.check_blocks, kCheckThreads, 0, stream>>>(problem, control, {}, 0);
+      (shape.with_values ? tuning.split_pairs : tuning.split_keys)<<<shape.num_tiles,
+                                                                    tuning.threads, 0, stream>>>(
+          problem, control);
+      scan_tile_counts<<<1, kScanThreads, 0, stream>>>(problem, control);
+      (shape.with_values ? tuning.map_pairs : tuning.map_keys)<<<shape.num_tiles, tuning.threads,
+                                                                  0, stream>>>(problem, control);
       end_pass<<<1, 1, 0, stream>>>(problem, control, cudaGraphConditionalHandle{}, 0);
     }
     RSW_CUDA_CHECK_LAUNCH("launching the four-way sort's passes");
   }
 
-  // init -> while (!done) { quick check, check, split, scan, map, end_pass } 
+  // Adds a conditional node (kind `type`, condition `handle`) after `after` to `graph` and
+  // returns it with its body graph.
+  static std::pair<cudaGraphNode_t, cudaGraph_t> add_conditional(
+      cudaGraph_t graph, cudaGraphNode_t after, cudaGraphConditionalHandle handle,
+      cudaGraphConditionalNodeType type) {
+    cudaGraphNodeParams parameters{};
+    parameters.type = cudaGraphNodeTypeConditional;
+    parameters.conditional.handle = handle;
+    parameters.conditional.type = type;
+    parameters.conditional.size = 1;
+    cudaGraphNode_t node = nullptr;
+    RSW_CUDA_CHECK(cudaGraphAddNode(&node, graph, after != nullptr ? &after : nullptr, nullptr,
+                                    after != nullptr ? 1 : 0, &parameters),
+                   "adding a conditional node to the four-way sort graph");
+    return {node, parameters.conditional.phGraph_out[0]};
+  }
+
+  // begin_sort -> while (!done) {
+  //   quick check -> if (it found no disorder) { check the rest }
+  //   -> if (disorder found) { split -> scan -> map } -> end_pass (sets the while condition)
+  // }
   cudaGraphExec_t graph_for(const GraphShape& shape) {
-    if (const auto found = graphs_.find(shape); found != graphs_.end()) return found->second;
+    ++graph_clock_;
+    const auto found = std::ranges::find(graphs_, shape, &CachedGraph::shape);
+    if (found != graphs_.end()) {
+      found->last_use = graph_clock_;
+      return found->exec;
+    }
+    if (graphs_.size() == kMaxCachedGraphs) {  // a loop whose n keeps changing: drop the stalest
+      const auto stalest = std::ranges::min_element(graphs_, {}, &CachedGraph::last_use);
+      cudaGraphExecDestroy(stalest->exec);
+      graphs_.erase(stalest);
+    }
+    const Tuning& tuning = kTunings[shape.tuning];
+    Problem* problem = problem_.data();
+    Control* control = control_.data();
     Graph graph;
     cudaGraphConditionalHandle loop{};
     RSW_CUDA_CHECK(cudaGraphConditionalHandleCreate(&loop, graph.get(), 1,
                                                     cudaGraphCondAssignDefault),
                    "creating the four-way sort's loop condition");
-    Problem* problem = problem_.data();
-    Control* control = control_.data();
-    cudaGraphNode_t begin = add_kernel(graph.get(), nullptr, begin_sort, 1, 1, problem, control);
+    const cudaGraphNode_t begin =
+        add_kernel(graph.get(), nullptr, begin_sort, 1, 1, problem, control);
+    const cudaGraph_t body = add_conditional(graph.get(), begin, loop, cudaGraphCondTypeWhile).second;
 
-    cudaGraphNodeParams loop_parameters{};
-    loop_parameters.type = cudaGraphNodeTypeConditional;
-    loop_parameters.conditional.handle = loop;
-    loop_parameters.conditional.type = cudaGraphCondTypeWhile;
-    loop_parameters.conditional.size = 1;
-    cudaGraphNode_t loop_node = nullptr;
-    RSW_CUDA_CHECK(cudaGraphAddNode(&loop_node, graph.get(), &begin, nullptr, 1,
-                                    &loop_parameters),
-                   "adding the pass loop to the four-way sort graph");
-    const cudaGraph_t body = loop_parameters.conditional.phGraph_out[0];
-
-    cudaGraphNode_t last = nullptr;
-    for_each_pass_kernel(shape, [&](auto kernel, unsigned int blocks, unsigned int threads,
-                                    auto... extra) {
-      last = add_kernel(body, last, kernel, blocks, threads, problem, control, extra...);
-    });
-    add_kernel(body, last, end_pass, 1, 1, problem, control, loop, 1);
+    cudaGraphConditionalHandle check_rest{};
+    cudaGraphConditionalHandle run_pass{};
+    RSW_CUDA_CHECK(cudaGraphConditionalHandleCreate(&check_rest, body, 0, 0),
+                   "creating the four-way sort's order-check condition");
+    RSW_CUDA_CHECK(cudaGraphConditionalHandleCreate(&run_pass, body, 0, 0),
+                   "creating the four-way sort's pass condition");
+    const cudaGraphNode_t quick =
+        add_kernel(body, nullptr, quick_check_order, 1, kQuickCheckThreads, problem, control,
+                   check_rest, run_pass, 1);
+    const auto [check_node, check_body] =
+        add_conditional(body, quick, check_rest, cudaGraphCondTypeIf);
+    add_kernel(check_body, nullptr, check_order, shape.check_blocks, kCheckThreads, problem,
+               control, run_pass, 1);
+    const auto [pass_node, pass_body] =
+        add_conditional(body, check_node, run_pass, cudaGraphCondTypeIf);
+    const cudaGraphNode_t split =
+        add_kernel(pass_body, nullptr, shape.with_values ? tuning.split_pairs : tuning.split_keys,
+                   shape.num_tiles, tuning.threads, problem, control);
+    const cudaGraphNode_t scan =
+        add_kernel(pass_body, split, scan_tile_counts, 1, kScanThreads, problem, control);
+    add_kernel(pass_body, scan, shape.with_values ? tuning.map_pairs : tuning.map_keys,
+               shape.num_tiles, tuning.threads, problem, control);
+    add_kernel(body, pass_node, end_pass, 1, 1, problem, control, loop, 1);
 
     cudaGraphExec_t exec = nullptr;
     RSW_CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0),
                    "instantiating the four-way sort graph");
-    graphs_.emplace(shape, exec);
+    graphs_.push_back({shape, exec, graph_clock_});
     return exec;
   }
 
@@ -372,13 +418,20 @@ class FourWaySorter final : public GpuSorter {
   int multiprocessors_ = 0;
   DeviceBuffer<Problem> problem_;
   DeviceBuffer<Control> control_;
-  PinnedBuffer<Control> control_host_{1};
   DeviceBuffer<std::uint32_t> tile_keys_;
   DeviceBuffer<std::uint32_t> tile_values_;
   DeviceBuffer<std::uint32_t> tile_counts_;
   DeviceBuffer<std::uint32_t> tile_offsets_;
-  Problem host_problem_{};
-  std::map<GraphShape, cudaGraphExec_t> graphs_;
+  std::optional<Problem> uploaded_problem_;
+  // Instantiated graphs, one per shape in use; a few, least recently used dropped first.
+  struct CachedGraph {
+    GraphShape shape;
+    cudaGraphExec_t exec;
+    std::uint64_t last_use;
+  };
+  static constexpr std::size_t kMaxCachedGraphs = 8;
+  std::vector<CachedGraph> graphs_;
+  std::uint64_t graph_clock_ = 0;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   Pending pending_;
