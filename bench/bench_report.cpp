@@ -23,7 +23,9 @@ Row row_from_profile(const StageProfiler& profiler, std::string_view stage) {
   return row;
 }
 
-void Report::add(Row row) { rows_.push_back(std::move(row)); }
+void Report::add(Row row) {
+  rows_.push_back(std::move(row));
+}
 
 void Report::print_table() const {
   std::printf("%-6s %-8s %11s %-14s %-6s %10s %10s %10s", "bench", "algo", "n", "dist", "mode",
@@ -36,7 +38,8 @@ void Report::print_table() const {
       }
     }
   }
-  for (const std::string& name : metric_names) std::printf(" %14s", name.c_str());
+  for (const std::string& name : metric_names)
+    std::printf(" %14s", name.c_str());
   std::printf("\n");
   for (const Row& row : rows_) {
     std::printf("%-6s %-8s %11zu %-14s %-6s %10.4f %10.4f %10.4f", row.bench.c_str(),
@@ -62,10 +65,9 @@ void Report::write_json(const std::string& path) const {
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   for (const Row& row : rows_) {
     nlohmann::ordered_json entry = {
-        {"bench", row.bench},         {"algo", row.algo},         {"n", row.n},
-        {"dist", row.dist},           {"mode", row.mode},
-        {"ms_median", row.ms_median}, {"ms_min", row.ms_min},
-        {"ms_max", row.ms_max},       {"repetitions", row.repetitions},
+        {"bench", row.bench},   {"algo", row.algo},     {"n", row.n},
+        {"dist", row.dist},     {"mode", row.mode},     {"ms_median", row.ms_median},
+        {"ms_min", row.ms_min}, {"ms_max", row.ms_max}, {"repetitions", row.repetitions},
     };
     entry.update(row.metrics);
     rows.push_back(std::move(entry));

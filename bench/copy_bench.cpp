@@ -17,7 +17,8 @@ constexpr std::string_view kStage = "copy";
 std::vector<std::uint32_t> random_words(std::size_t bytes) {
   std::vector<std::uint32_t> words(bytes / sizeof(std::uint32_t));
   std::mt19937 generator(std::random_device{}());
-  for (auto& word : words) word = static_cast<std::uint32_t>(generator());
+  for (auto& word : words)
+    word = static_cast<std::uint32_t>(generator());
   return words;
 }
 

@@ -1,8 +1,8 @@
 #include "gpu_baselines.hpp"
 
-#include <cub/device/device_radix_sort.cuh>
 #include <thrust/execution_policy.h>
 #include <thrust/sort.h>
+#include <cub/device/device_radix_sort.cuh>
 
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
@@ -22,9 +22,9 @@ class CubSort final : public BaselineSort {
                                                      static_cast<int>(max_count)),
                      "sizing CUB's temp storage");
     } else {
-      RSW_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys,
-                                                    static_cast<int>(max_count)),
-                     "sizing CUB's temp storage");
+      RSW_CUDA_CHECK(
+          cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys, static_cast<int>(max_count)),
+          "sizing CUB's temp storage");
     }
     temp_.resize_discarding(bytes);
   }
@@ -35,10 +35,10 @@ class CubSort final : public BaselineSort {
     std::size_t bytes = temp_.size();
     if (values != nullptr) {
       cub::DoubleBuffer<std::uint32_t> value_buffers(values, alternate_values_.data());
-      RSW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, key_buffers,
-                                                     value_buffers, static_cast<int>(count), 0,
-                                                     32, stream),
-                     "sorting pairs with CUB");
+      RSW_CUDA_CHECK(
+          cub::DeviceRadixSort::SortPairs(temp_.data(), bytes, key_buffers, value_buffers,
+                                          static_cast<int>(count), 0, 32, stream),
+          "sorting pairs with CUB");
     } else {
       RSW_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), bytes, key_buffers,
                                                     static_cast<int>(count), 0, 32, stream),
@@ -92,6 +92,8 @@ std::unique_ptr<BaselineSort> make_cub_sort(std::size_t max_count, bool with_val
   return std::make_unique<CubSort>(max_count, with_values);
 }
 
-std::unique_ptr<BaselineSort> make_thrust_sort() { return std::make_unique<ThrustSort>(); }
+std::unique_ptr<BaselineSort> make_thrust_sort() {
+  return std::make_unique<ThrustSort>();
+}
 
 }  // namespace rsw::bench

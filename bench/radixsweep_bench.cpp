@@ -11,15 +11,16 @@
 
 #include "bench_report.hpp"
 #include "copy_bench.hpp"
-#include "sort_bench.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
+#include "sort_bench.hpp"
 
 namespace {
 
 std::vector<std::size_t> parse_sizes(const std::vector<std::string>& texts) {
   std::vector<std::size_t> sizes;
-  for (const std::string& text : texts) sizes.push_back(rsw::bench::parse_size(text));
+  for (const std::string& text : texts)
+    sizes.push_back(rsw::bench::parse_size(text));
   return sizes;
 }
 
@@ -86,8 +87,7 @@ int main(int argc, char** argv) {
   sort->add_option("--reps", sort_options.repetitions, "Timed repetitions of GPU sorts")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  sort->add_option("--host-reps", sort_options.host_repetitions,
-                   "Timed repetitions of host sorts")
+  sort->add_option("--host-reps", sort_options.host_repetitions, "Timed repetitions of host sorts")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   sort->add_option("--warmup", sort_options.warmup, "Untimed runs before them")

@@ -1,7 +1,6 @@
 #include "sort_bench.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <random>
 
@@ -9,6 +8,7 @@
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
+#include "rsw/engine/text.hpp"
 #include "rsw/sort/sorter.hpp"
 #include "rsw_test/sort_inputs.hpp"
 #if RSW_HAVE_CUDA
@@ -21,14 +21,10 @@ namespace {
 constexpr std::string_view kStage = "sort";
 
 test::KeyDistribution parse_distribution(std::string_view name) {
-  const auto lower = [](std::string_view text) {
-    std::string result(text);
-    std::ranges::transform(result, result.begin(),
-                           [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return result;
-  };
   for (test::KeyDistribution distribution : test::all_distributions()) {
-    if (lower(test::to_string(distribution)) == lower(name)) return distribution;
+    if (ascii_lowercase(test::to_string(distribution)) == ascii_lowercase(name)) {
+      return distribution;
+    }
   }
   throw Error(ErrorKind::InvalidArgument,
               "unknown distribution '" + std::string(name) +
@@ -52,7 +48,8 @@ struct Input {
 void verify(const Input& input, const std::vector<std::uint32_t>& keys,
             const std::vector<std::uint32_t>& values, std::string_view algo) {
   bool good = std::ranges::is_sorted(keys);
-  for (std::size_t i = 0; good && i < values.size(); ++i) good = input.keys[values[i]] == keys[i];
+  for (std::size_t i = 0; good && i < values.size(); ++i)
+    good = input.keys[values[i]] == keys[i];
   if (!good) {
     throw Error(ErrorKind::InvalidArgument,
                 std::string(algo) + " produced a wrong order on " + input.dist);
@@ -133,8 +130,7 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
     {
       auto timer = profiler.time(kStage, Backend::Cuda, stream.handle());
       if (baseline) {
-        baseline->sort(keys.data(), pairs ? values.data() : nullptr, keys.size(),
-                       stream.handle());
+        baseline->sort(keys.data(), pairs ? values.data() : nullptr, keys.size(), stream.handle());
       } else if (pairs) {
         sorter.sort_pairs(keys.span(), values.span(),
                           {.algorithm = sort::Algorithm::FourWay, .stream = stream.handle()});
@@ -158,8 +154,8 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
     row.metrics["temp_bytes"] = stats.temp_bytes;
     row.metrics["passes_run"] = stats.passes_run;
     row.metrics["passes_skipped"] = stats.passes_skipped;
-    row.metrics["tuning"] = std::to_string(stats.block_threads) + "x" +
-                            std::to_string(stats.items_per_thread);
+    row.metrics["tuning"] =
+        std::to_string(stats.block_threads) + "x" + std::to_string(stats.items_per_thread);
   }
   return row;
 }
@@ -179,7 +175,8 @@ void add_ratios(std::vector<Row>& group) {
   const Row* cub = find("cub");
   const Row* standard = find("std");
   for (Row& row : group) {
-    if (cub != nullptr && is_gpu_algo(row.algo)) row.metrics["x_vs_cub"] = cub->ms_median / row.ms_median;
+    if (cub != nullptr && is_gpu_algo(row.algo))
+      row.metrics["x_vs_cub"] = cub->ms_median / row.ms_median;
     if (standard != nullptr && !is_gpu_algo(row.algo)) {
       row.metrics["x_vs_std"] = standard->ms_median / row.ms_median;
     }
@@ -202,17 +199,15 @@ void run_sort_bench(const SortBenchOptions& options, Report& report) {
     for (const test::KeyDistribution distribution : distributions) {
       const std::uint32_t seed = std::random_device{}();
       for (const std::string& mode : options.modes) {
-        Input input{.keys = test::make_keys(count, distribution, seed),
-                    .values = mode == "pairs" ? test::make_indices(count)
-                                              : std::vector<std::uint32_t>{},
-                    .dist = test::to_string(distribution),
-                    .mode = mode};
-        std::ranges::transform(input.dist, input.dist.begin(),
-                               [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        Input input{
+            .keys = test::make_keys(count, distribution, seed),
+            .values = mode == "pairs" ? test::make_indices(count) : std::vector<std::uint32_t>{},
+            .dist = ascii_lowercase(test::to_string(distribution)),
+            .mode = mode};
         std::vector<Row> group;
         for (const std::string& algo : options.algos) {
-          Row row = is_gpu_algo(algo) ? gpu_row(input, algo, options)
-                                      : host_row(input, algo, options);
+          Row row =
+              is_gpu_algo(algo) ? gpu_row(input, algo, options) : host_row(input, algo, options);
           row.bench = "sort";
           row.algo = algo;
           row.n = count;
@@ -222,7 +217,8 @@ void run_sort_bench(const SortBenchOptions& options, Report& report) {
           group.push_back(std::move(row));
         }
         add_ratios(group);
-        for (Row& row : group) report.add(std::move(row));
+        for (Row& row : group)
+          report.add(std::move(row));
       }
     }
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/text.hpp"
 
 namespace rsw {
 
@@ -18,10 +19,15 @@ std::string_view to_string(Backend backend) noexcept {
   return "unknown";
 }
 
-Backend parse_backend(std::string_view name) {
-  std::string lower(name);
+std::string ascii_lowercase(std::string_view text) {
+  std::string lower(text);
   std::ranges::transform(lower, lower.begin(),
                          [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower;
+}
+
+Backend parse_backend(std::string_view name) {
+  const std::string lower = ascii_lowercase(name);
   if (lower == "auto") return Backend::Auto;
   if (lower == "cpu") return Backend::Cpu;
   if (lower == "gpu" || lower == "cuda") return Backend::Cuda;

@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
     for (int frame = 0; frame < 60; ++frame) {
       {
         auto timer = profiler.time("integrate");  // host work: always the host clock
-        for (auto& position : positions) position = position * 1664525u + 1013904223u;
+        for (auto& position : positions)
+          position = position * 1664525u + 1013904223u;
       }
       if (backend == rsw::Backend::Cuda) {
         auto timer = profiler.time("upload + copy", backend);  // CUDA events, read back later
@@ -47,8 +48,8 @@ int main(int argc, char** argv) {
 
     for (const rsw::StageStats& stage : profiler.stats()) {
       std::printf("%-14s median %8.3f ms  min %8.3f  max %8.3f  (%zu frames, %s)\n",
-                  stage.name.c_str(), stage.median_ms, stage.min_ms, stage.max_ms,
-                  stage.samples, stage.clock == rsw::Backend::Cuda ? "CUDA events" : "host clock");
+                  stage.name.c_str(), stage.median_ms, stage.min_ms, stage.max_ms, stage.samples,
+                  stage.clock == rsw::Backend::Cuda ? "CUDA events" : "host clock");
     }
     if (argc > 1) profiler.write_json(argv[1]);
     return 0;

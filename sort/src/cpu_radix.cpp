@@ -35,7 +35,8 @@ template <class Function>
 void run_on_threads(int threads, const Function& fn) {
   std::vector<std::jthread> workers;
   workers.reserve(static_cast<std::size_t>(threads - 1));
-  for (int index = 1; index < threads; ++index) workers.emplace_back(fn, index);
+  for (int index = 1; index < threads; ++index)
+    workers.emplace_back(fn, index);
   fn(0);
 }
 
@@ -69,8 +70,10 @@ struct DigitOf {
 // Digits are counted unflipped; a descending sort reverses each histogram afterwards.
 template <bool kDescending>
 bool count_and_check_order(std::span<const std::uint32_t> keys, int begin_bit,
-                           std::uint32_t order_mask, std::array<Histogram, kMaxPasses>& histograms) {
-  for (auto& histogram : histograms) histogram.fill(0);
+                           std::uint32_t order_mask,
+                           std::array<Histogram, kMaxPasses>& histograms) {
+  for (auto& histogram : histograms)
+    histogram.fill(0);
   bool ordered = true;
   std::uint32_t previous = kDescending ? 0xFFFFFFFFu : 0u;
   for (const std::uint32_t key : keys) {
@@ -98,7 +101,8 @@ template <bool kDescending>
 void count_chunk(const PassBuffers& buffers, Chunk chunk, DigitOf<kDescending> digit_of,
                  Histogram& counts) {
   counts.fill(0);
-  for (std::size_t i = chunk.begin; i < chunk.end; ++i) ++counts[digit_of(buffers.source_keys[i])];
+  for (std::size_t i = chunk.begin; i < chunk.end; ++i)
+    ++counts[digit_of(buffers.source_keys[i])];
 }
 
 // Moves keys[chunk] (and values) to their offsets, which it advances.
@@ -145,8 +149,9 @@ int run_passes(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
     const PassBuffers buffers{source_keys, source_values, target_keys, target_values};
     if (threads == 1) {
       chunk_counts[0] = total;
-      if constexpr (kDescending) std::ranges::reverse(chunk_counts[0].begin(),
-                                                      chunk_counts[0].begin() + passes[pass].mask + 1);
+      if constexpr (kDescending)
+        std::ranges::reverse(chunk_counts[0].begin(),
+                             chunk_counts[0].begin() + passes[pass].mask + 1);
       counts_to_offsets(chunk_counts);
       scatter_chunk<kDescending, kWithValues>(buffers, {0, count}, digit_of, chunk_counts[0]);
     } else {
@@ -156,8 +161,7 @@ int run_passes(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
       });
       counts_to_offsets(chunk_counts);
       run_on_threads(threads, [&](int thread) {
-        scatter_chunk<kDescending, kWithValues>(buffers, chunk_of(count, threads, thread),
-                                                digit_of,
+        scatter_chunk<kDescending, kWithValues>(buffers, chunk_of(count, threads, thread), digit_of,
                                                 chunk_counts[static_cast<std::size_t>(thread)]);
       });
     }
@@ -175,9 +179,10 @@ int run_passes(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
 }  // namespace
 
 CpuRadixSorter::CpuRadixSorter(int threads)
-    : max_threads_(threads > 0 ? threads
-                               : std::clamp(static_cast<int>(std::thread::hardware_concurrency()),
-                                            1, 16)) {}
+    : max_threads_(threads > 0
+                       ? threads
+                       : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 16)) {
+}
 
 int CpuRadixSorter::threads_for(std::size_t count) const noexcept {
   const std::size_t useful = std::max<std::size_t>(1, count / kMinKeysPerThread);
@@ -188,9 +193,8 @@ std::size_t CpuRadixSorter::temp_bytes() const noexcept {
   return (alternate_keys_.capacity() + alternate_values_.capacity()) * sizeof(std::uint32_t);
 }
 
-CpuRadixResult CpuRadixSorter::sort(std::span<std::uint32_t> keys,
-                                    std::span<std::uint32_t> values, int begin_bit,
-                                    int end_bit, Order order) {
+CpuRadixResult CpuRadixSorter::sort(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
+                                    int begin_bit, int end_bit, Order order) {
   const std::vector<Pass> passes = passes_for(begin_bit, end_bit);
   CpuRadixResult result{.passes_total = static_cast<int>(passes.size())};
   const std::size_t count = keys.size();
@@ -204,8 +208,9 @@ CpuRadixResult CpuRadixSorter::sort(std::span<std::uint32_t> keys,
   const std::uint32_t order_mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1;
 
   std::array<Histogram, kMaxPasses> totals{};
-  const bool ordered = descending ? count_and_check_order<true>(keys, begin_bit, order_mask, totals)
-                                  : count_and_check_order<false>(keys, begin_bit, order_mask, totals);
+  const bool ordered = descending
+                           ? count_and_check_order<true>(keys, begin_bit, order_mask, totals)
+                           : count_and_check_order<false>(keys, begin_bit, order_mask, totals);
   if (ordered) {
     result.early_exit = true;
     return result;

@@ -30,8 +30,8 @@ class CpuRadixSorter {
   /// already in order (then nothing moves). A pass whose digit is the same for all keys (one
   /// bucket holds n) is skipped. Large inputs are split across threads: per pass each thread
   /// counts its chunk, then scatters it to offsets that keep the sort stable.
-  CpuRadixResult sort(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
-                      int begin_bit, int end_bit, Order order);
+  CpuRadixResult sort(std::span<std::uint32_t> keys, std::span<std::uint32_t> values, int begin_bit,
+                      int end_bit, Order order);
 
   /// Bytes of the alternate buffers held now.
   std::size_t temp_bytes() const noexcept;

@@ -18,8 +18,8 @@ constexpr int kThreads = 256;
 constexpr unsigned long long kNoNan = std::numeric_limits<unsigned long long>::max();
 
 // One thread per element; a NaN's index goes into *first_nan by atomicMin.
-__global__ void map_float_keys_kernel(const float* values, std::uint32_t* keys,
-                                      std::size_t count, unsigned long long* first_nan) {
+__global__ void map_float_keys_kernel(const float* values, std::uint32_t* keys, std::size_t count,
+                                      unsigned long long* first_nan) {
   for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
        i += std::size_t{gridDim.x} * blockDim.x) {
     const float value = values[i];
@@ -45,8 +45,8 @@ unsigned int blocks_for(std::size_t count) {
 void require_same_size(std::size_t inputs, std::size_t outputs, const char* what) {
   if (inputs != outputs) {
     throw Error(ErrorKind::InvalidArgument, std::string(what) + ": " + std::to_string(inputs) +
-                                                " inputs but room for " +
-                                                std::to_string(outputs) + " outputs");
+                                                " inputs but room for " + std::to_string(outputs) +
+                                                " outputs");
   }
 }
 

@@ -1,7 +1,6 @@
 #include "rsw/sort/sorter.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -10,6 +9,7 @@
 #include "gpu_sorter.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/text.hpp"
 
 namespace rsw::sort {
 
@@ -23,9 +23,7 @@ std::string_view to_string(Algorithm algorithm) noexcept {
 }
 
 Algorithm parse_algorithm(std::string_view name) {
-  std::string lower(name);
-  std::ranges::transform(lower, lower.begin(),
-                         [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = ascii_lowercase(name);
   if (lower == "auto") return Algorithm::Auto;
   if (lower == "cpu") return Algorithm::Cpu;
   if (lower == "fourway" || lower == "four-way") return Algorithm::FourWay;
@@ -38,9 +36,9 @@ namespace {
 void validate(std::size_t key_count, std::size_t value_count, bool with_values,
               const SortOptions& options) {
   if (options.begin_bit < 0 || options.end_bit > 32 || options.begin_bit > options.end_bit) {
-    throw Error(ErrorKind::InvalidArgument,
-                "sort bit range [" + std::to_string(options.begin_bit) + ", " +
-                    std::to_string(options.end_bit) + ") is not within [0, 32)");
+    throw Error(ErrorKind::InvalidArgument, "sort bit range [" + std::to_string(options.begin_bit) +
+                                                ", " + std::to_string(options.end_bit) +
+                                                ") is not within [0, 32)");
   }
   if (with_values && value_count != key_count) {
     throw Error(ErrorKind::InvalidArgument, "sort_pairs: " + std::to_string(key_count) +
@@ -56,9 +54,9 @@ Algorithm resolve(Algorithm requested, std::size_t count) {
   }
   resolve_backend(Backend::Cuda);  // throws, saying why, when the GPU cannot run
   if (count > detail::kMaxGpuSortCount) {
-    throw Error(ErrorKind::InvalidArgument,
-                "the GPU sorts take at most " + std::to_string(detail::kMaxGpuSortCount) +
-                    " keys; got " + std::to_string(count));
+    throw Error(ErrorKind::InvalidArgument, "the GPU sorts take at most " +
+                                                std::to_string(detail::kMaxGpuSortCount) +
+                                                " keys; got " + std::to_string(count));
   }
   return requested;
 }
@@ -96,9 +94,9 @@ struct Sorter::Impl {
         .passes_run = result.passes_run,
         .passes_skipped = result.passes_total - result.passes_run,
         .early_exit = result.early_exit,
-        .milliseconds = std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - start)
-                            .count(),
+        .milliseconds =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count(),
     };
     last_gpu = nullptr;
   }
@@ -116,8 +114,8 @@ struct Sorter::Impl {
     last_gpu = &sorter;
   }
 
-  void sort_host(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
-                 bool with_values, const SortOptions& options) {
+  void sort_host(std::span<std::uint32_t> keys, std::span<std::uint32_t> values, bool with_values,
+                 const SortOptions& options) {
     validate(keys.size(), values.size(), with_values, options);
     const Algorithm algorithm = resolve(options.algorithm, keys.size());
     if (algorithm == Algorithm::Cpu) return sort_on_cpu(keys, values, options);
@@ -138,19 +136,21 @@ struct Sorter::Impl {
                          options);
     }
     host_keys.resize(keys.size);
-    rsw::detail::copy_device_to_host(host_keys.data(), keys.data, keys.size_bytes(), options.stream);
+    rsw::detail::copy_device_to_host(host_keys.data(), keys.data, keys.size_bytes(),
+                                     options.stream);
     if (with_values) {
       host_values.resize(values.size);
       rsw::detail::copy_device_to_host(host_values.data(), values.data, values.size_bytes(),
-                                  options.stream);
+                                       options.stream);
     }
     synchronize(options.stream);
     sort_on_cpu(host_keys, with_values ? std::span(host_values) : std::span<std::uint32_t>(),
                 options);
-    rsw::detail::copy_host_to_device(keys.data, host_keys.data(), keys.size_bytes(), options.stream);
+    rsw::detail::copy_host_to_device(keys.data, host_keys.data(), keys.size_bytes(),
+                                     options.stream);
     if (with_values) {
       rsw::detail::copy_host_to_device(values.data, host_values.data(), values.size_bytes(),
-                                  options.stream);
+                                       options.stream);
     }
     synchronize(options.stream);
   }
@@ -190,8 +190,7 @@ SortStats Sorter::last_stats() {
 
 std::size_t Sorter::temp_bytes() const noexcept {
   return impl_->cpu.temp_bytes() + (impl_->four_way ? impl_->four_way->temp_bytes() : 0) +
-         (impl_->device_keys.capacity() + impl_->device_values.capacity()) *
-             sizeof(std::uint32_t) +
+         (impl_->device_keys.capacity() + impl_->device_values.capacity()) * sizeof(std::uint32_t) +
          (impl_->host_keys.capacity() + impl_->host_values.capacity()) * sizeof(std::uint32_t);
 }
 

@@ -26,34 +26,17 @@ TEST_P(CpuSort, KeysAndPairsMatchStableSort) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SizesAndDistributions, CpuSort,
-    ::testing::Combine(::testing::Values(0, 1, 2, 255, 256, 257, 4099, 65521, 1'000'003),
-                       ::testing::ValuesIn(test::all_distributions())),
-    [](const auto& test_info) {
-      return test::to_string(std::get<1>(test_info.param)) + "_" +
-             std::to_string(std::get<0>(test_info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(SizesAndDistributions, CpuSort,
+                         ::testing::Combine(::testing::Values(0, 1, 2, 255, 256, 257, 4099, 65521,
+                                                              1'000'003),
+                                            ::testing::ValuesIn(test::all_distributions())),
+                         [](const auto& test_info) {
+                           return test::to_string(std::get<1>(test_info.param)) + "_" +
+                                  std::to_string(std::get<0>(test_info.param));
+                         });
 
 TEST(CpuSortOptions, BitRangesAndDescendingOrder) {
-  Sorter sorter;
-  const std::vector<std::pair<int, int>> ranges = {{0, 32}, {0, 7}, {4, 20}, {16, 32}, {31, 32},
-                                                   {5, 5}};
-  for (const auto& [begin_bit, end_bit] : ranges) {
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      for (KeyDistribution distribution : {KeyDistribution::Uniform, KeyDistribution::FewUnique}) {
-        const std::uint32_t seed = test::fresh_seed();
-        SCOPED_TRACE("bits [" + std::to_string(begin_bit) + ", " + std::to_string(end_bit) +
-                     ") " + (order == Order::Ascending ? "ascending" : "descending"));
-        test::check_sort(sorter, test::make_keys(100'003, distribution, seed), true,
-                         {.algorithm = Algorithm::Cpu,
-                          .begin_bit = begin_bit,
-                          .end_bit = end_bit,
-                          .order = order},
-                         test::Memory::Host, seed);
-      }
-    }
-  }
+  test::check_bit_ranges_and_orders(Algorithm::Cpu, test::Memory::Host);
 }
 
 TEST(CpuSortOptions, EveryThreadCountGivesTheSameStableResult) {
@@ -89,8 +72,8 @@ TEST(CpuSortStats, PassesWithOneDigitForAllKeysAreSkipped) {
   EXPECT_EQ(stats.passes_skipped, 3);
 
   seed = test::fresh_seed();
-  stats = test::check_sort(sorter, test::make_keys(100'000, KeyDistribution::Narrow16, seed),
-                           false, {.algorithm = Algorithm::Cpu}, test::Memory::Host, seed);
+  stats = test::check_sort(sorter, test::make_keys(100'000, KeyDistribution::Narrow16, seed), false,
+                           {.algorithm = Algorithm::Cpu}, test::Memory::Host, seed);
   EXPECT_EQ(stats.passes_run, 2);
 
   seed = test::fresh_seed();
@@ -103,10 +86,9 @@ TEST(CpuSortStats, PassesWithOneDigitForAllKeysAreSkipped) {
 TEST(CpuSortStats, ABitRangeOfElevenBitsTakesTwoPasses) {
   Sorter sorter;
   const std::uint32_t seed = test::fresh_seed();
-  const SortStats stats =
-      test::check_sort(sorter, test::make_keys(50'000, KeyDistribution::Uniform, seed), false,
-                       {.algorithm = Algorithm::Cpu, .begin_bit = 3, .end_bit = 14},
-                       test::Memory::Host, seed);
+  const SortStats stats = test::check_sort(
+      sorter, test::make_keys(50'000, KeyDistribution::Uniform, seed), false,
+      {.algorithm = Algorithm::Cpu, .begin_bit = 3, .end_bit = 14}, test::Memory::Host, seed);
   EXPECT_EQ(stats.passes_total, 2);
 }
 

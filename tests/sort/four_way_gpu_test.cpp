@@ -34,15 +34,15 @@ TEST_P(FourWaySort, KeysAndPairsMatchStableSort) {
 }
 
 // Tiles are 512 to 4096 keys depending on the calibrated tuning: sizes straddle them.
-INSTANTIATE_TEST_SUITE_P(
-    SizesAndDistributions, FourWaySort,
-    ::testing::Combine(::testing::Values(0, 1, 2, 255, 256, 257, 511, 513, 1023, 1025, 2047, 2049,
-                                         4095, 4097, 65521, 1'000'003),
-                       ::testing::ValuesIn(test::all_distributions())),
-    [](const auto& test_info) {
-      return test::to_string(std::get<1>(test_info.param)) + "_" +
-             std::to_string(std::get<0>(test_info.param));
-    });
+INSTANTIATE_TEST_SUITE_P(SizesAndDistributions, FourWaySort,
+                         ::testing::Combine(::testing::Values(0, 1, 2, 255, 256, 257, 511, 513,
+                                                              1023, 1025, 2047, 2049, 4095, 4097,
+                                                              65521, 1'000'003),
+                                            ::testing::ValuesIn(test::all_distributions())),
+                         [](const auto& test_info) {
+                           return test::to_string(std::get<1>(test_info.param)) + "_" +
+                                  std::to_string(std::get<0>(test_info.param));
+                         });
 
 class FourWayLargeSort : public FourWaySort {};
 
@@ -54,15 +54,12 @@ TEST_P(FourWayLargeSort, SixteenMillionKeys) {
                    test::Memory::Device, seed);
 }
 
-INSTANTIATE_TEST_SUITE_P(TwoToThe24, FourWayLargeSort,
-                         ::testing::Combine(::testing::Values(std::size_t{1} << 24),
-                                            ::testing::Values(KeyDistribution::Uniform,
-                                                              KeyDistribution::Sorted,
-                                                              KeyDistribution::Narrow16,
-                                                              KeyDistribution::FewUnique)),
-                         [](const auto& test_info) {
-                           return test::to_string(std::get<1>(test_info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    TwoToThe24, FourWayLargeSort,
+    ::testing::Combine(::testing::Values(std::size_t{1} << 24),
+                       ::testing::Values(KeyDistribution::Uniform, KeyDistribution::Sorted,
+                                         KeyDistribution::Narrow16, KeyDistribution::FewUnique)),
+    [](const auto& test_info) { return test::to_string(std::get<1>(test_info.param)); });
 
 TEST(FourWayOptions, DeviceMemoryOnAStream) {
   RSW_REQUIRE_CUDA_DEVICE();
@@ -78,24 +75,7 @@ TEST(FourWayOptions, DeviceMemoryOnAStream) {
 
 TEST(FourWayOptions, BitRangesAndDescendingOrder) {
   RSW_REQUIRE_CUDA_DEVICE();
-  Sorter sorter;
-  const std::vector<std::pair<int, int>> ranges = {{0, 32}, {0, 7}, {4, 20}, {16, 32}, {31, 32},
-                                                   {5, 5}};
-  for (const auto& [begin_bit, end_bit] : ranges) {
-    for (Order order : {Order::Ascending, Order::Descending}) {
-      for (KeyDistribution distribution : {KeyDistribution::Uniform, KeyDistribution::FewUnique}) {
-        const std::uint32_t seed = test::fresh_seed();
-        SCOPED_TRACE("bits [" + std::to_string(begin_bit) + ", " + std::to_string(end_bit) +
-                     ") " + (order == Order::Ascending ? "ascending" : "descending"));
-        test::check_sort(sorter, test::make_keys(100'003, distribution, seed), true,
-                         {.algorithm = Algorithm::FourWay,
-                          .begin_bit = begin_bit,
-                          .end_bit = end_bit,
-                          .order = order},
-                         test::Memory::Device, seed);
-      }
-    }
-  }
+  test::check_bit_ranges_and_orders(Algorithm::FourWay, test::Memory::Device);
 }
 
 TEST(FourWayStats, SortedInputExitsAfterTheFirstOrderCheck) {
@@ -143,8 +123,8 @@ TEST(FourWayReuse, RepeatedSortsReuseTheirTempStorage) {
   for (int round = 0; round < 5; ++round) {
     const std::uint32_t seed = test::fresh_seed();
     const std::size_t count = round % 2 == 0 ? 200'003 : 150'001;
-    test::check_sort(sorter, test::make_keys(count, KeyDistribution::Uniform, seed), true,
-                     kFourWay, test::Memory::Device, seed);
+    test::check_sort(sorter, test::make_keys(count, KeyDistribution::Uniform, seed), true, kFourWay,
+                     test::Memory::Device, seed);
     if (round == 0) temp_bytes = sorter.temp_bytes();
     EXPECT_EQ(sorter.temp_bytes(), temp_bytes) << "round " << round << " grew the temp storage";
   }

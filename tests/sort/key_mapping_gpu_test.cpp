@@ -19,7 +19,8 @@ TEST(KeyMappingGpu, FloatsMapLikeOnTheHostAndBack) {
   std::uniform_int_distribution<std::uint32_t> bits;
   std::vector<float> values(100'003);
   for (float& value : values) {
-    do value = std::bit_cast<float>(bits(generator));
+    do
+      value = std::bit_cast<float>(bits(generator));
     while (std::isnan(value));
   }
   values[0] = -0.0f;
@@ -39,7 +40,8 @@ TEST(KeyMappingGpu, FloatsMapLikeOnTheHostAndBack) {
   unmap_float_keys(expected, expected_back);
   const std::vector<float> got_back = back.to_vector();
   for (std::size_t i = 0; i < values.size(); ++i) {
-    ASSERT_EQ(std::bit_cast<std::uint32_t>(got_back[i]), std::bit_cast<std::uint32_t>(expected_back[i]))
+    ASSERT_EQ(std::bit_cast<std::uint32_t>(got_back[i]),
+              std::bit_cast<std::uint32_t>(expected_back[i]))
         << i;
   }
 }

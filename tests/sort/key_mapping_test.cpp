@@ -57,21 +57,23 @@ TEST(KeyMapping, ScalarNanGoesPastInfinity) {
 }
 
 TEST(KeyMapping, IntKeysFollowTheIntOrderAndRoundTrip) {
-  const std::vector<std::int32_t> ascending = {std::numeric_limits<std::int32_t>::min(), -1000,
-                                               -1, 0, 1, 1000,
-                                               std::numeric_limits<std::int32_t>::max()};
+  const std::vector<std::int32_t> ascending = {
+      std::numeric_limits<std::int32_t>::min(), -1000, -1, 0, 1, 1000,
+      std::numeric_limits<std::int32_t>::max()};
   for (std::size_t i = 0; i + 1 < ascending.size(); ++i) {
     EXPECT_LT(ordered_key(ascending[i]), ordered_key(ascending[i + 1]));
   }
   EXPECT_EQ(ordered_key(std::numeric_limits<std::int32_t>::min()), 0u);
-  for (std::int32_t value : ascending) EXPECT_EQ(int_from_key(ordered_key(value)), value);
+  for (std::int32_t value : ascending)
+    EXPECT_EQ(int_from_key(ordered_key(value)), value);
 }
 
 TEST(KeyMapping, BulkFloatMappingSortsLikeTheFloats) {
   std::mt19937 generator(std::random_device{}());
   std::normal_distribution<float> normal(0.0f, 50.0f);
   std::vector<float> values(10007);
-  for (float& value : values) value = normal(generator);
+  for (float& value : values)
+    value = normal(generator);
   std::vector<std::uint32_t> keys(values.size());
   map_float_keys(values, keys);
   std::ranges::sort(keys);
@@ -100,8 +102,7 @@ TEST(KeyMapping, BulkFloatMappingRejectsNanByIndex) {
     FAIL() << "NaN was accepted";
   } catch (const Error& error) {
     EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
-    EXPECT_NE(std::string(error.what()).find("value 42 is NaN"), std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("value 42 is NaN"), std::string::npos) << error.what();
   }
 }
 

@@ -16,30 +16,32 @@ namespace rsw::test {
 
 enum class Memory { Host, Device };
 
-inline std::uint32_t fresh_seed() { return std::random_device{}(); }
+inline std::uint32_t fresh_seed() {
+  return std::random_device{}();
+}
 
 inline ::testing::AssertionResult same_sequence(const std::vector<std::uint32_t>& expected,
                                                 const std::vector<std::uint32_t>& actual,
                                                 const char* what) {
   if (expected.size() != actual.size()) {
-    return ::testing::AssertionFailure() << what << ": size " << actual.size() << ", expected "
-                                         << expected.size();
+    return ::testing::AssertionFailure()
+           << what << ": size " << actual.size() << ", expected " << expected.size();
   }
   const auto [want, got] = std::ranges::mismatch(expected, actual);
   if (want == expected.end()) return ::testing::AssertionSuccess();
   const auto index = want - expected.begin();
-  return ::testing::AssertionFailure() << what << " differ first at index " << index << " of "
-                                       << expected.size() << ": got " << *got << ", expected "
-                                       << *want;
+  return ::testing::AssertionFailure()
+         << what << " differ first at index " << index << " of " << expected.size() << ": got "
+         << *got << ", expected " << *want;
 }
 
 /// Sorts `keys` (with indices as values when `with_values`) with `sorter` in `memory` and
 /// checks the result against reference_sort. Returns the sorter's stats.
 inline sort::SortStats check_sort(sort::Sorter& sorter, std::vector<std::uint32_t> keys,
-                                  bool with_values, const sort::SortOptions& options,
-                                  Memory memory, std::uint32_t seed) {
-  std::vector<std::uint32_t> values = with_values ? make_indices(keys.size())
-                                                  : std::vector<std::uint32_t>{};
+                                  bool with_values, const sort::SortOptions& options, Memory memory,
+                                  std::uint32_t seed) {
+  std::vector<std::uint32_t> values =
+      with_values ? make_indices(keys.size()) : std::vector<std::uint32_t>{};
   std::vector<std::uint32_t> expected_keys = keys;
   std::vector<std::uint32_t> expected_values = values;
   reference_sort(expected_keys, expected_values, options);
@@ -62,8 +64,7 @@ inline sort::SortStats check_sort(sort::Sorter& sorter, std::vector<std::uint32_
     values = device_values.to_vector(options.stream);
   }
   const sort::SortStats stats = sorter.last_stats();
-  const std::string context = "seed " + std::to_string(seed) + ", n " +
-                              std::to_string(keys.size());
+  const std::string context = "seed " + std::to_string(seed) + ", n " + std::to_string(keys.size());
   EXPECT_TRUE(same_sequence(expected_keys, keys, "keys")) << context;
   if (with_values) {
     EXPECT_TRUE(same_sequence(expected_values, values, "values")) << context;
@@ -71,6 +72,27 @@ inline sort::SortStats check_sort(sort::Sorter& sorter, std::vector<std::uint32_
   EXPECT_EQ(stats.count, keys.size());
   EXPECT_EQ(stats.passes_run + stats.passes_skipped, stats.passes_total);
   return stats;
+}
+
+/// Bit ranges (including empty and one-bit ones) and both orders, on keys with and without
+/// duplicates, with `algorithm` on `memory`.
+inline void check_bit_ranges_and_orders(sort::Algorithm algorithm, Memory memory) {
+  sort::Sorter sorter;
+  const std::vector<std::pair<int, int>> ranges = {{0, 32},  {0, 7},   {4, 20},
+                                                   {16, 32}, {31, 32}, {5, 5}};
+  for (const auto& [begin_bit, end_bit] : ranges) {
+    for (sort::Order order : {sort::Order::Ascending, sort::Order::Descending}) {
+      for (KeyDistribution distribution : {KeyDistribution::Uniform, KeyDistribution::FewUnique}) {
+        const std::uint32_t seed = fresh_seed();
+        SCOPED_TRACE("bits [" + std::to_string(begin_bit) + ", " + std::to_string(end_bit) + ") " +
+                     (order == sort::Order::Ascending ? "ascending" : "descending"));
+        check_sort(
+            sorter, make_keys(100'003, distribution, seed), true,
+            {.algorithm = algorithm, .begin_bit = begin_bit, .end_bit = end_bit, .order = order},
+            memory, seed);
+      }
+    }
+  }
 }
 
 }  // namespace rsw::test

@@ -112,9 +112,9 @@ class Graph {
 };
 
 template <class... Parameters>
-cudaGraphNode_t add_kernel(cudaGraph_t graph, cudaGraphNode_t after,
-                           void (*kernel)(Parameters...), unsigned int blocks,
-                           unsigned int threads, std::type_identity_t<Parameters>... arguments) {
+cudaGraphNode_t add_kernel(cudaGraph_t graph, cudaGraphNode_t after, void (*kernel)(Parameters...),
+                           unsigned int blocks, unsigned int threads,
+                           std::type_identity_t<Parameters>... arguments) {
   void* argument_pointers[] = {&arguments...};
   cudaKernelNodeParams parameters{};
   parameters.func = reinterpret_cast<void*>(kernel);
@@ -144,16 +144,17 @@ class FourWaySorter final : public GpuSorter {
   FourWaySorter() {
     resolve_backend(Backend::Cuda);
     RSW_CUDA_CHECK(cudaGetDevice(&device_), "reading the current device");
-    RSW_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount,
-                                          device_),
-                   "reading the multiprocessor count");
+    RSW_CUDA_CHECK(
+        cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_),
+        "reading the multiprocessor count");
     problem_.resize_discarding(1);
     control_.resize_discarding(1);
     RSW_CUDA_CHECK(cudaEventCreate(&start_), "creating the four-way sort's start event");
     RSW_CUDA_CHECK(cudaEventCreate(&stop_), "creating the four-way sort's stop event");
   }
   ~FourWaySorter() override {
-    for (const CachedGraph& graph : graphs_) cudaGraphExecDestroy(graph.exec);
+    for (const CachedGraph& graph : graphs_)
+      cudaGraphExecDestroy(graph.exec);
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
@@ -228,8 +229,7 @@ class FourWaySorter final : public GpuSorter {
     }
     RSW_CUDA_CHECK(cudaEventSynchronize(stop_), "waiting for the four-way sort");
     float milliseconds = 0;
-    RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_),
-                   "timing the four-way sort");
+    RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_), "timing the four-way sort");
     // Read only when asked: the control block stays as the last sort left it.
     Control control{};
     RSW_CUDA_CHECK(cudaMemcpy(&control, control_.data(), sizeof control, cudaMemcpyDeviceToHost),
@@ -282,12 +282,13 @@ class FourWaySorter final : public GpuSorter {
     for (int pass = 0; pass < passes; ++pass) {
       quick_check_order<<<1, kQuickCheckThreads, 0, stream>>>(problem, control, {}, {}, 0);
       check_order<<<shape.check_blocks, kCheckThreads, 0, stream>>>(problem, control, {}, 0);
-      (shape.with_values ? tuning.split_pairs : tuning.split_keys)<<<shape.num_tiles,
-                                                                    tuning.threads, 0, stream>>>(
-          problem, control);
+      (shape.with_values
+           ? tuning.split_pairs
+           : tuning.split_keys)<<<shape.num_tiles, tuning.threads, 0, stream>>>(problem, control);
       scan_tile_counts<<<1, kScanThreads, 0, stream>>>(problem, control);
-      (shape.with_values ? tuning.map_pairs : tuning.map_keys)<<<shape.num_tiles, tuning.threads,
-                                                                  0, stream>>>(problem, control);
+      (shape.with_values
+           ? tuning.map_pairs
+           : tuning.map_keys)<<<shape.num_tiles, tuning.threads, 0, stream>>>(problem, control);
       end_pass<<<1, 1, 0, stream>>>(problem, control, cudaGraphConditionalHandle{}, 0);
     }
     RSW_CUDA_CHECK_LAUNCH("launching the four-way sort's passes");
@@ -331,12 +332,13 @@ class FourWaySorter final : public GpuSorter {
     Control* control = control_.data();
     Graph graph;
     cudaGraphConditionalHandle loop{};
-    RSW_CUDA_CHECK(cudaGraphConditionalHandleCreate(&loop, graph.get(), 1,
-                                                    cudaGraphCondAssignDefault),
-                   "creating the four-way sort's loop condition");
+    RSW_CUDA_CHECK(
+        cudaGraphConditionalHandleCreate(&loop, graph.get(), 1, cudaGraphCondAssignDefault),
+        "creating the four-way sort's loop condition");
     const cudaGraphNode_t begin =
         add_kernel(graph.get(), nullptr, begin_sort, 1, 1, problem, control);
-    const cudaGraph_t body = add_conditional(graph.get(), begin, loop, cudaGraphCondTypeWhile).second;
+    const cudaGraph_t body =
+        add_conditional(graph.get(), begin, loop, cudaGraphCondTypeWhile).second;
 
     cudaGraphConditionalHandle check_rest{};
     cudaGraphConditionalHandle run_pass{};
@@ -392,8 +394,9 @@ class FourWaySorter final : public GpuSorter {
     for (std::size_t index = 0; index < kTunings.size(); ++index) {
       std::array<float, kCalibrationRuns> times{};
       for (int run = -1; run < kCalibrationRuns; ++run) {
-        fill_random_keys<<<256, 256, 0, stream>>>(keys.data(), with_values ? values.data() : nullptr,
-                                                  kCalibrationKeys, static_cast<std::uint32_t>(run + 7));
+        fill_random_keys<<<256, 256, 0, stream>>>(
+            keys.data(), with_values ? values.data() : nullptr, kCalibrationKeys,
+            static_cast<std::uint32_t>(run + 7));
         RSW_CUDA_CHECK_LAUNCH("filling the calibration keys");
         calibrating_tuning_ = index;
         sort({.keys = keys.data(),

@@ -152,7 +152,8 @@ __device__ __forceinline__ bool chunk_out_of_order_vectorized(const Problem& pro
     keys[kCheckKeys] = problem.keys[first + kCheckKeys];
     bool seen = false;
 #pragma unroll
-    for (int k = 0; k < kCheckKeys; ++k) seen |= out_of_order(problem, keys[k], keys[k + 1]);
+    for (int k = 0; k < kCheckKeys; ++k)
+      seen |= out_of_order(problem, keys[k], keys[k + 1]);
     return seen;
   }
   bool seen = false;
@@ -265,7 +266,8 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
     for (int item = 0; item < kItems; ++item) {
       keys[item] = problem.keys[tile_begin + item * kThreads + threadIdx.x];
-      if constexpr (kWithValues) values[item] = problem.values[tile_begin + item * kThreads + threadIdx.x];
+      if constexpr (kWithValues)
+        values[item] = problem.values[tile_begin + item * kThreads + threadIdx.x];
     }
   } else {
 #pragma unroll
@@ -284,7 +286,8 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t digit = in_range ? digit_of(keys[item]) : kDigits;
     const std::uint32_t bit0 = __ballot_sync(0xFFFFFFFFu, digit & 1u);
     const std::uint32_t bit1 = __ballot_sync(0xFFFFFFFFu, digit & 2u);
-    const std::uint32_t in_range_lanes = full_tile ? 0xFFFFFFFFu : __ballot_sync(0xFFFFFFFFu, in_range);
+    const std::uint32_t in_range_lanes =
+        full_tile ? 0xFFFFFFFFu : __ballot_sync(0xFFFFFFFFu, in_range);
     const auto mask_of = [&](std::uint32_t d) {
       return (d & 1u ? bit0 : ~bit0) & (d & 2u ? bit1 : ~bit1) & in_range_lanes;
     };
@@ -294,7 +297,8 @@ __global__ void __launch_bounds__(kThreads)
           __popc(mask_of(static_cast<std::uint32_t>(lane)));
     }
   }
-  for (int g = Split::kGroups + threadIdx.x; g < Split::kGroupsPerThread * kThreads; g += kThreads) {
+  for (int g = Split::kGroups + threadIdx.x; g < Split::kGroupsPerThread * kThreads;
+       g += kThreads) {
     shared.group_start[g] = 0;  // padding past the last group
   }
   __syncthreads();
@@ -375,7 +379,8 @@ __global__ void __launch_bounds__(kScanThreads)
       sums[k] = index < vectors ? counts[index] : make_uint4(0, 0, 0, 0);
     }
 #pragma unroll
-    for (int k = 0; k < kScanVectors; ++k) thread_total += sums[k].x + sums[k].y + sums[k].z + sums[k].w;
+    for (int k = 0; k < kScanVectors; ++k)
+      thread_total += sums[k].x + sums[k].y + sums[k].z + sums[k].w;
     std::uint32_t prefix;
     std::uint32_t round_total;
     BlockScan(scan_storage).ExclusiveSum(thread_total, prefix, round_total);
@@ -463,8 +468,8 @@ __global__ void begin_sort(const Problem* problem, Control* control) {
 /// After a pass: counts it, or records that the order check made it unnecessary (then the
 /// sort is over: stable passes over sorted keys change nothing). In a graph it also sets the
 /// loop's condition; a handle of 0 means "not in a graph".
-__global__ void end_pass(const Problem* problem, Control* control,
-                         cudaGraphConditionalHandle loop, int in_graph) {
+__global__ void end_pass(const Problem* problem, Control* control, cudaGraphConditionalHandle loop,
+                         int in_graph) {
   if (control->done == 0) {
     if (control->unsorted == 0) {
       control->done = 1;

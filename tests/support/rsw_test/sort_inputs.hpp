@@ -30,9 +30,9 @@ enum class KeyDistribution {
 
 inline const std::vector<KeyDistribution>& all_distributions() {
   static const std::vector<KeyDistribution> all = {
-      KeyDistribution::Uniform,      KeyDistribution::Narrow8,        KeyDistribution::Narrow16,
-      KeyDistribution::AllEqual,     KeyDistribution::Sorted,         KeyDistribution::Reversed,
-      KeyDistribution::NearlySorted, KeyDistribution::FewUnique,      KeyDistribution::GaussianFloats,
+      KeyDistribution::Uniform,      KeyDistribution::Narrow8,   KeyDistribution::Narrow16,
+      KeyDistribution::AllEqual,     KeyDistribution::Sorted,    KeyDistribution::Reversed,
+      KeyDistribution::NearlySorted, KeyDistribution::FewUnique, KeyDistribution::GaussianFloats,
       KeyDistribution::SpecialFloats};
   return all;
 }
@@ -65,36 +65,31 @@ inline std::vector<std::uint32_t> make_keys(std::size_t count, KeyDistribution d
     case KeyDistribution::Sorted:
     case KeyDistribution::Reversed:
     case KeyDistribution::NearlySorted:
-      for (auto& key : keys) key = any(generator);
+      for (auto& key : keys)
+        key = any(generator);
       break;
     case KeyDistribution::Narrow8:
-      for (auto& key : keys) key = any(generator) & 0xFFu;
+      for (auto& key : keys)
+        key = any(generator) & 0xFFu;
       break;
     case KeyDistribution::Narrow16:
-      for (auto& key : keys) key = any(generator) & 0xFFFFu;
+      for (auto& key : keys)
+        key = any(generator) & 0xFFFFu;
       break;
-    case KeyDistribution::AllEqual:
-      std::ranges::fill(keys, any(generator));
-      break;
+    case KeyDistribution::AllEqual: std::ranges::fill(keys, any(generator)); break;
     case KeyDistribution::FewUnique:
-      for (auto& key : keys) key = (any(generator) % 16u) * 0x01010101u;
+      for (auto& key : keys)
+        key = (any(generator) % 16u) * 0x01010101u;
       break;
     case KeyDistribution::GaussianFloats: {
       std::normal_distribution<float> normal(0.0f, 100.0f);
-      for (auto& key : keys) key = sort::ordered_key(normal(generator));
+      for (auto& key : keys)
+        key = sort::ordered_key(normal(generator));
       break;
     }
     case KeyDistribution::SpecialFloats: {
-      const float specials[] = {0.0f,
-                                -0.0f,
-                                INFINITY,
-                                -INFINITY,
-                                3.4028235e38f,
-                                -3.4028235e38f,
-                                1e-45f,
-                                -1e-45f,
-                                1.0f,
-                                -1.0f};
+      const float specials[] = {0.0f,           -0.0f,  INFINITY, -INFINITY, 3.4028235e38f,
+                                -3.4028235e38f, 1e-45f, -1e-45f,  1.0f,      -1.0f};
       std::uniform_real_distribution<float> uniform(-1e6f, 1e6f);
       for (auto& key : keys) {
         const std::uint32_t pick = any(generator) % 20u;

@@ -27,8 +27,8 @@ struct DeviceSpan {
   std::size_t size_bytes() const noexcept { return size * sizeof(T); }
   /// DeviceSpan<T> -> DeviceSpan<const T> (a template, so no const-to-const conversion exists).
   template <class Const>
-    requires(std::is_same_v<Const, const T> && !std::is_const_v<T>)
-  operator DeviceSpan<Const>() const noexcept {
+  requires(std::is_same_v<Const, const T> && !std::is_const_v<T>) operator DeviceSpan<Const>()
+      const noexcept {
     return {data, size};
   }
 };

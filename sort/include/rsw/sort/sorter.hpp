@@ -49,11 +49,11 @@ struct SortOptions {
 struct SortStats {
   Algorithm algorithm = Algorithm::Cpu;  ///< the algorithm that ran (Auto resolved)
   std::size_t count = 0;                 ///< keys sorted
-  int passes_total = 0;    ///< digit passes the bit range needs (2-bit or 8-bit digits)
-  int passes_run = 0;      ///< passes that moved data
-  int passes_skipped = 0;  ///< passes_total - passes_run
-  bool early_exit = false; ///< an order check found the keys sorted before all passes ran
-  double milliseconds = 0; ///< host clock for Cpu; CUDA events around the whole sort for FourWay
+  int passes_total = 0;     ///< digit passes the bit range needs (2-bit or 8-bit digits)
+  int passes_run = 0;       ///< passes that moved data
+  int passes_skipped = 0;   ///< passes_total - passes_run
+  bool early_exit = false;  ///< an order check found the keys sorted before all passes ran
+  double milliseconds = 0;  ///< host clock for Cpu; CUDA events around the whole sort for FourWay
   std::size_t temp_bytes = 0;  ///< temp storage the sorter holds
   int block_threads = 0;       ///< GPU tuning that ran (calibrated once per device); 0 for Cpu
   int items_per_thread = 0;
