@@ -1,0 +1,107 @@
+// rsw::physics::BroadPhase: the exact set of overlapping box pairs, by sweep-and-prune over
+// boxes sorted with rsw::sort, on the GPU or the CPU, or by brute force (the test oracle).
+//
+//   #include <rsw/physics/broad_phase.hpp>
+//   using namespace rsw::physics;
+//   std::vector<Aabb> boxes = {{{0, 0, 0}, {1, 1, 1}}, {{1, 0.5f, 0.5f}, {2, 2, 2}}};
+//   BroadPhase bp({.backend = rsw::Backend::Auto});
+//   bp.update(boxes);                        // also: SoA arrays, device arrays
+//   for (const Pair& p : bp.find_pairs()) {  // p.a < p.b, each pair once
+//   }
+//
+// Each update() is one frame. The boxes are sorted by their minimum on the sweep axis, with
+// the keys built in last frame's sorted order (temporal coherence: the input to the sort is
+// nearly sorted, which the sort's order check turns into skipped work). Pairs are counted,
+// then written into a buffer of exactly that size: no pair is ever dropped.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "rsw/engine/backend.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/physics/aabb.hpp"
+#include "rsw/sort/sorter.hpp"
+
+namespace rsw::physics {
+
+/// The axis boxes are sorted and swept along.
+enum class SweepAxis {
+  X,                ///< as in the paper
+  Y,
+  Z,
+  LargestVariance,  ///< the axis along which box centres spread most, chosen each frame
+};
+
+/// What happens to a box with a NaN or infinite coordinate, or min > max on some axis.
+enum class InvalidBoxes {
+  Reject,   ///< update() throws rsw::Error(InvalidArgument) naming the first such box
+  Exclude,  ///< the box takes part in no pair; stats().excluded_boxes counts them
+};
+
+/// Setup of a BroadPhase.
+struct BroadPhaseOptions {
+  rsw::Backend backend = rsw::Backend::Auto;  ///< Auto: the GPU when a CUDA device is usable
+  bool brute_force = false;  ///< test every pair on the CPU, O(n^2): the oracle for tests
+  sort::Algorithm sort = sort::Algorithm::Auto;  ///< the CPU/GPU sort toggle of the UI
+  SweepAxis axis = SweepAxis::X;
+  InvalidBoxes invalid_boxes = InvalidBoxes::Reject;
+  /// Report pairs sorted by (a, b) rather than in sweep order. Either order is the same for
+  /// the same input on the same backend; this one is the same on every backend.
+  bool sorted_pairs = false;
+};
+
+/// What the last frame did. Times in milliseconds (CUDA events on the GPU, the host clock on
+/// the CPU); zero for stages the backend does not have.
+struct BroadPhaseStats {
+  rsw::Backend backend = rsw::Backend::Cpu;  ///< where the frame ran
+  std::size_t boxes = 0;
+  std::size_t excluded_boxes = 0;  ///< invalid boxes left out (InvalidBoxes::Exclude)
+  std::size_t candidates = 0;      ///< pairs overlapping on the sweep axis, tested on the others
+  std::size_t pairs = 0;
+  int sweep_axis = 0;              ///< 0 = x, 1 = y, 2 = z
+  sort::SortStats sort;            ///< passes run and skipped, early exit
+  double upload_ms = 0;            ///< host boxes to the device
+  double keys_ms = 0;              ///< validation and sort keys in last frame's order
+  double sort_ms = 0;
+  double sweep_ms = 0;             ///< gather, count, scan and write the pairs
+  double download_ms = 0;          ///< pairs to the host
+  double total_ms = 0;             ///< the whole of update() + find_pairs(), host clock
+};
+
+/// The pairs of the last frame, in host memory; valid until the next update().
+using PairView = std::span<const Pair>;
+
+class BroadPhase {
+ public:
+  explicit BroadPhase(BroadPhaseOptions options = {});
+  ~BroadPhase();
+  BroadPhase(BroadPhase&&) noexcept;
+  BroadPhase& operator=(BroadPhase&&) noexcept;
+  BroadPhase(const BroadPhase&) = delete;
+  BroadPhase& operator=(const BroadPhase&) = delete;
+
+  /// Starts a frame with these boxes (index i = boxes[i]); optional filter bits, one per box.
+  void update(std::span<const Aabb> boxes, FilterArrays filter = {});
+  /// Starts a frame with boxes as six arrays.
+  void update(const AabbArrays& boxes, FilterArrays filter = {});
+
+  /// The overlapping pairs of this frame's boxes (computed on first call after update()).
+  PairView find_pairs();
+
+  /// Statistics of the last frame.
+  const BroadPhaseStats& stats() const noexcept;
+  /// The options in force.
+  const BroadPhaseOptions& options() const noexcept;
+  /// Switches backend, sort or axis between frames; the sorted order carries over.
+  void set_options(const BroadPhaseOptions& options);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rsw::physics

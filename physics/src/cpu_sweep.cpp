@@ -1,0 +1,162 @@
+// The CPU backend: the same algorithm as the GPU one (sorted keys in last frame's order, a
+// gather into sorted order, a forward sweep per box), with the sweep split across threads.
+#include <algorithm>
+#include <chrono>
+#include <numeric>
+#include <thread>
+
+#include "rsw/sort/key_mapping.hpp"
+#include "sweep_backend.hpp"
+
+namespace rsw::physics::detail {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Below this many boxes per thread, threads cost more than they save.
+constexpr std::size_t kMinBoxesPerThread = 16 * 1024;
+
+/// Boxes in sorted order along the sweep axis, with their original indices.
+struct SortedBoxes {
+  std::array<std::vector<float>, 3> min;
+  std::array<std::vector<float>, 3> max;
+  std::vector<std::uint32_t> categories;
+  std::vector<std::uint32_t> masks;
+  std::vector<std::uint32_t> ids;
+
+  void gather(const HostBoxes& boxes, std::span<const std::uint32_t> order) {
+    const std::size_t count = order.size();
+    for (int axis = 0; axis < 3; ++axis) {
+      min[axis].resize(count);
+      max[axis].resize(count);
+    }
+    categories.resize(count);
+    masks.resize(count);
+    ids.assign(order.begin(), order.end());
+    for (std::size_t j = 0; j < count; ++j) {
+      const std::uint32_t box = order[j];
+      for (int axis = 0; axis < 3; ++axis) {
+        min[axis][j] = boxes.min[axis][box];
+        max[axis][j] = boxes.max[axis][box];
+      }
+      categories[j] = boxes.categories[box];
+      masks[j] = boxes.masks[box];
+    }
+  }
+};
+
+struct SweepResult {
+  std::vector<Pair> pairs;
+  std::size_t candidates = 0;
+};
+
+// Sweeps boxes [first, last) of the sorted order forward along `axis`.
+void sweep_range(const SortedBoxes& sorted, int axis, std::size_t first, std::size_t last,
+                 SweepResult& result) {
+  const int other_a = (axis + 1) % 3;
+  const int other_b = (axis + 2) % 3;
+  const std::size_t count = sorted.ids.size();
+  const std::vector<float>& sweep_min = sorted.min[axis];
+  for (std::size_t i = first; i < last; ++i) {
+    if (sorted.categories[i] == 0) continue;  // excluded, or a category no mask admits
+    const float reach = sorted.max[axis][i];
+    for (std::size_t j = i + 1; j < count && sweep_min[j] <= reach; ++j) {
+      ++result.candidates;
+      if (sorted.min[other_a][j] > sorted.max[other_a][i] ||
+          sorted.min[other_a][i] > sorted.max[other_a][j] ||
+          sorted.min[other_b][j] > sorted.max[other_b][i] ||
+          sorted.min[other_b][i] > sorted.max[other_b][j]) {
+        continue;
+      }
+      if (!filters_pass(sorted.categories[i], sorted.masks[i], sorted.categories[j],
+                        sorted.masks[j])) {
+        continue;
+      }
+      const std::uint32_t a = sorted.ids[i];
+      const std::uint32_t b = sorted.ids[j];
+      result.pairs.push_back(a < b ? Pair{a, b} : Pair{b, a});
+    }
+  }
+}
+
+class CpuSweep final : public SweepBackend {
+ public:
+  explicit CpuSweep(int threads)
+      : max_threads_(threads > 0 ? threads
+                                 : std::clamp(static_cast<int>(std::thread::hardware_concurrency()),
+                                              1, 16)) {}
+
+  void run(const HostBoxes& boxes, int axis, sort::Algorithm sort_algorithm,
+           BroadPhaseStats& stats) override {
+    const std::size_t count = boxes.size();
+    if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
+      order_.resize(count);
+      std::iota(order_.begin(), order_.end(), 0u);
+    }
+
+    Clock::time_point start = Clock::now();
+    keys_.resize(count);
+    for (std::size_t j = 0; j < count; ++j) keys_[j] = sort::ordered_key(boxes.min[axis][order_[j]]);
+    stats.keys_ms = ms_since(start);
+
+    start = Clock::now();
+    sorter_.sort_pairs(keys_, order_, {.algorithm = sort_algorithm});
+    stats.sort = sorter_.last_stats();
+    stats.sort_ms = ms_since(start);
+
+    start = Clock::now();
+    sorted_.gather(boxes, order_);
+    const int threads = static_cast<int>(
+        std::clamp<std::size_t>(count / kMinBoxesPerThread, 1, static_cast<std::size_t>(max_threads_)));
+    results_.resize(static_cast<std::size_t>(threads));
+    // Interleaved blocks of boxes per thread: long sweeps (big boxes) are spread out.
+    const auto sweep_part = [&](int thread) {
+      SweepResult& result = results_[static_cast<std::size_t>(thread)];
+      result.pairs.clear();
+      result.candidates = 0;
+      constexpr std::size_t kBlock = 1024;
+      for (std::size_t first = static_cast<std::size_t>(thread) * kBlock; first < count;
+           first += static_cast<std::size_t>(threads) * kBlock) {
+        sweep_range(sorted_, axis, first, std::min(count, first + kBlock), result);
+      }
+    };
+    {
+      std::vector<std::jthread> workers;
+      for (int thread = 1; thread < threads; ++thread) workers.emplace_back(sweep_part, thread);
+      sweep_part(0);
+    }
+    pairs_.clear();
+    stats.candidates = 0;
+    for (const SweepResult& result : results_) {
+      pairs_.insert(pairs_.end(), result.pairs.begin(), result.pairs.end());
+      stats.candidates += result.candidates;
+    }
+    stats.pairs = pairs_.size();
+    stats.sweep_ms = ms_since(start);
+  }
+
+  std::span<Pair> pairs() override { return pairs_; }
+  std::vector<std::uint32_t> export_order() override { return order_; }
+  void import_order(std::vector<std::uint32_t> order) override { order_ = std::move(order); }
+
+ private:
+  int max_threads_;
+  sort::Sorter sorter_;
+  std::vector<std::uint32_t> order_;
+  std::vector<std::uint32_t> keys_;
+  SortedBoxes sorted_;
+  std::vector<SweepResult> results_;
+  std::vector<Pair> pairs_;
+};
+
+}  // namespace
+
+std::unique_ptr<SweepBackend> make_cpu_sweep(int threads) {
+  return std::make_unique<CpuSweep>(threads);
+}
+
+}  // namespace rsw::physics::detail

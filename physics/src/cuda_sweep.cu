@@ -1,0 +1,271 @@
+// The CUDA backend: upload, keys in last frame's order, four-way (or chosen) sort, gather
+// into sorted order, then the sweep twice: once to count each box's pairs, once (after an
+// exclusive scan of the counts sizes the pair buffer exactly) to write them. No pair can be
+// dropped: the buffer is as large as the count.
+//
+// One thread sweeps one box forward (Sec. 6.1 of Ha et al. 2009); the load balancing and the
+// y-z cell subdivision come with the next step of the broad phase.
+#include <cuda_runtime.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include "rsw/engine/cuda_check.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/profiler.hpp"
+#include "rsw/engine/stream.hpp"
+#include "rsw/sort/key_mapping.hpp"
+#include "sweep_backend.hpp"
+
+namespace rsw::physics::detail {
+namespace {
+
+constexpr int kThreads = 256;
+
+struct BoxArrays {
+  const float* min[3];
+  const float* max[3];
+  const std::uint32_t* categories;
+  const std::uint32_t* masks;
+};
+
+struct SortedArrays {
+  float* min[3];
+  float* max[3];
+  std::uint32_t* categories;
+  std::uint32_t* masks;
+  std::uint32_t* ids;
+};
+
+unsigned int blocks_for(std::size_t count) {
+  return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
+}
+
+__global__ void build_keys(const float* sweep_min, const std::uint32_t* order,
+                           std::uint32_t* keys, std::uint32_t count) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j < count) keys[j] = sort::ordered_key(sweep_min[order[j]]);
+}
+
+__global__ void gather_sorted(BoxArrays boxes, const std::uint32_t* order, SortedArrays sorted,
+                              std::uint32_t count) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  const std::uint32_t box = order[j];
+#pragma unroll
+  for (int axis = 0; axis < 3; ++axis) {
+    sorted.min[axis][j] = boxes.min[axis][box];
+    sorted.max[axis][j] = boxes.max[axis][box];
+  }
+  sorted.categories[j] = boxes.categories[box];
+  sorted.masks[j] = boxes.masks[box];
+  sorted.ids[j] = box;
+}
+
+// Sweeps sorted box i forward along `axis`; calls emit(j) for every overlapping, admitted
+// partner and returns the number of candidates (boxes overlapping i on the sweep axis).
+template <class Emit>
+__device__ std::uint32_t sweep_box(const SortedArrays& sorted, int axis, std::uint32_t i,
+                                   std::uint32_t count, Emit&& emit) {
+  if (sorted.categories[i] == 0) return 0;
+  const int other_a = axis == 0 ? 1 : 0;
+  const int other_b = axis == 2 ? 1 : 2;
+  const float reach = sorted.max[axis][i];
+  const float a_low = sorted.min[other_a][i];
+  const float a_high = sorted.max[other_a][i];
+  const float b_low = sorted.min[other_b][i];
+  const float b_high = sorted.max[other_b][i];
+  const std::uint32_t category = sorted.categories[i];
+  const std::uint32_t mask = sorted.masks[i];
+  std::uint32_t candidates = 0;
+  for (std::uint32_t j = i + 1; j < count && sorted.min[axis][j] <= reach; ++j) {
+    ++candidates;
+    if (sorted.min[other_a][j] > a_high || a_low > sorted.max[other_a][j] ||
+        sorted.min[other_b][j] > b_high || b_low > sorted.max[other_b][j]) {
+      continue;
+    }
+    if ((category & sorted.masks[j]) == 0 || (sorted.categories[j] & mask) == 0) continue;
+    emit(j);
+  }
+  return candidates;
+}
+
+__global__ void count_pairs(SortedArrays sorted, int axis, std::uint32_t count,
+                            std::uint32_t* pair_counts, unsigned long long* candidates) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  std::uint32_t found = 0;
+  std::uint32_t tested = 0;
+  if (i < count) tested = sweep_box(sorted, axis, i, count, [&](std::uint32_t) { ++found; });
+  if (i < count) pair_counts[i] = found;
+  const std::uint32_t warp_tested = __reduce_add_sync(0xFFFFFFFFu, tested);
+  if (threadIdx.x % 32 == 0 && warp_tested != 0) atomicAdd(candidates, warp_tested);
+}
+
+__global__ void write_pairs(SortedArrays sorted, int axis, std::uint32_t count,
+                            const std::uint32_t* offsets, Pair* pairs) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  std::uint32_t next = offsets[i];
+  const std::uint32_t self = sorted.ids[i];
+  sweep_box(sorted, axis, i, count, [&](std::uint32_t j) {
+    const std::uint32_t other = sorted.ids[j];
+    pairs[next++] = self < other ? Pair{self, other} : Pair{other, self};
+  });
+}
+
+class CudaSweep final : public SweepBackend {
+ public:
+  CudaSweep() { stream_ = Stream(); }
+
+  void run(const HostBoxes& boxes, int axis, sort::Algorithm sort_algorithm,
+           BroadPhaseStats& stats) override {
+    const auto count = static_cast<std::uint32_t>(boxes.size());
+    const StreamHandle stream = stream_.handle();
+    if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
+      std::vector<std::uint32_t> identity(count);
+      for (std::uint32_t i = 0; i < count; ++i) identity[i] = i;
+      order_.upload(identity, stream);
+    }
+    {
+      auto timer = profiler_.time("upload", Backend::Cuda, stream);
+      for (int a = 0; a < 3; ++a) {
+        min_[a].upload(boxes.min[a], stream);
+        max_[a].upload(boxes.max[a], stream);
+      }
+      categories_.upload(boxes.categories, stream);
+      masks_.upload(boxes.masks, stream);
+    }
+    keys_.resize_discarding(count);
+    if (count > 0) {
+      auto timer = profiler_.time("keys", Backend::Cuda, stream);
+      build_keys<<<blocks_for(count), kThreads, 0, stream>>>(min_[axis].data(), order_.data(),
+                                                            keys_.data(), count);
+      RSW_CUDA_CHECK_LAUNCH("launching build_keys");
+    }
+    {
+      auto timer = profiler_.time("sort", Backend::Cuda, stream);
+      sorter_.sort_pairs(keys_.span(), order_.span(),
+                         {.algorithm = sort_algorithm, .stream = stream});
+    }
+    {
+      auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+      sweep(count, axis, stream);
+    }
+    {
+      auto timer = profiler_.time("download", Backend::Cuda, stream);
+      host_pairs_.resize_discarding(pair_count_);
+      if (pair_count_ > 0) pairs_.download(host_pairs_.span(), stream);
+    }
+    synchronize(stream);
+    profiler_.end_frame();
+    profiler_.flush();  // the stream is idle: nothing waits
+    stats.sort = sorter_.last_stats();
+    stats.candidates = static_cast<std::size_t>(host_candidates_[0]);
+    stats.pairs = pair_count_;
+    stats.upload_ms = last_ms("upload");
+    stats.keys_ms = last_ms("keys");
+    stats.sort_ms = last_ms("sort");
+    stats.sweep_ms = last_ms("sweep");
+    stats.download_ms = last_ms("download");
+  }
+
+  std::span<Pair> pairs() override { return host_pairs_.span(); }
+
+  std::vector<std::uint32_t> export_order() override {
+    return order_.to_vector(stream_.handle());
+  }
+  void import_order(std::vector<std::uint32_t> order) override {
+    order_.upload(order, stream_.handle());
+  }
+
+ private:
+  double last_ms(std::string_view stage) const {
+    const auto stage_stats = profiler_.stats(stage);
+    return stage_stats && stage_stats->samples > 0 ? stage_stats->last_ms : 0.0;
+  }
+
+  void sweep(std::uint32_t count, int axis, StreamHandle stream) {
+    for (int a = 0; a < 3; ++a) {
+      sorted_min_[a].resize_discarding(count);
+      sorted_max_[a].resize_discarding(count);
+    }
+    sorted_categories_.resize_discarding(count);
+    sorted_masks_.resize_discarding(count);
+    sorted_ids_.resize_discarding(count);
+    pair_counts_.resize_discarding(std::size_t{count} + 1);
+    offsets_.resize_discarding(std::size_t{count} + 1);
+    candidates_.resize_discarding(1);
+    candidates_.fill_zero(stream);
+    pair_counts_.fill_zero(stream);  // entry `count` stays 0: the scan's total lands there
+
+    const BoxArrays boxes{{min_[0].data(), min_[1].data(), min_[2].data()},
+                          {max_[0].data(), max_[1].data(), max_[2].data()},
+                          categories_.data(),
+                          masks_.data()};
+    const SortedArrays sorted{
+        {sorted_min_[0].data(), sorted_min_[1].data(), sorted_min_[2].data()},
+        {sorted_max_[0].data(), sorted_max_[1].data(), sorted_max_[2].data()},
+        sorted_categories_.data(),
+        sorted_masks_.data(),
+        sorted_ids_.data()};
+    if (count > 0) {
+      gather_sorted<<<blocks_for(count), kThreads, 0, stream>>>(boxes, order_.data(), sorted,
+                                                               count);
+      count_pairs<<<blocks_for(count), kThreads, 0, stream>>>(sorted, axis, count,
+                                                             pair_counts_.data(),
+                                                             candidates_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching the sweep's count pass");
+    }
+    std::size_t scan_bytes = 0;
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, pair_counts_.data(),
+                                                 offsets_.data(), count + 1, stream),
+                   "sizing the pair-count scan");
+    scan_temp_.resize_discarding(scan_bytes);
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), scan_bytes,
+                                                 pair_counts_.data(), offsets_.data(), count + 1,
+                                                 stream),
+                   "scanning the pair counts");
+    // The one wait of the frame: the pair total sizes the pair buffer.
+    rsw::detail::copy_device_to_host(host_total_.data(), offsets_.data() + count,
+                                     sizeof(std::uint32_t), stream);
+    rsw::detail::copy_device_to_host(host_candidates_.data(), candidates_.data(),
+                                     sizeof(unsigned long long), stream);
+    synchronize(stream);
+    pair_count_ = host_total_[0];
+    pairs_.resize_discarding(pair_count_);
+    if (pair_count_ > 0) {
+      write_pairs<<<blocks_for(count), kThreads, 0, stream>>>(sorted, axis, count,
+                                                             offsets_.data(), pairs_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching the sweep's write pass");
+    }
+  }
+
+  Stream stream_;
+  StageProfiler profiler_{{.history_frames = 1}};
+  sort::Sorter sorter_;
+  std::array<DeviceBuffer<float>, 3> min_;
+  std::array<DeviceBuffer<float>, 3> max_;
+  DeviceBuffer<std::uint32_t> categories_;
+  DeviceBuffer<std::uint32_t> masks_;
+  DeviceBuffer<std::uint32_t> order_;
+  DeviceBuffer<std::uint32_t> keys_;
+  std::array<DeviceBuffer<float>, 3> sorted_min_;
+  std::array<DeviceBuffer<float>, 3> sorted_max_;
+  DeviceBuffer<std::uint32_t> sorted_categories_;
+  DeviceBuffer<std::uint32_t> sorted_masks_;
+  DeviceBuffer<std::uint32_t> sorted_ids_;
+  DeviceBuffer<std::uint32_t> pair_counts_;
+  DeviceBuffer<std::uint32_t> offsets_;
+  DeviceBuffer<unsigned long long> candidates_;
+  DeviceBuffer<std::uint8_t> scan_temp_;
+  DeviceBuffer<Pair> pairs_;
+  PinnedBuffer<std::uint32_t> host_total_{1};
+  PinnedBuffer<unsigned long long> host_candidates_{1};
+  PinnedBuffer<Pair> host_pairs_;
+  std::size_t pair_count_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SweepBackend> make_cuda_sweep() { return std::make_unique<CudaSweep>(); }
+
+}  // namespace rsw::physics::detail

@@ -1,0 +1,257 @@
+// The broad-phase cases every backend must pass, against the brute-force oracle. A test file
+// includes this and defines tested_backend() (and skips without its device).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <tuple>
+
+#include "broad_phase_checks.hpp"
+#include "rsw/engine/error.hpp"
+
+namespace rsw::test {
+
+/// The backend the including test file checks.
+rsw::Backend tested_backend();
+/// Skips the test when tested_backend() cannot run here.
+void require_tested_backend();
+
+inline std::uint32_t fresh_box_seed() { return std::random_device{}(); }
+
+class BroadPhaseAgreement
+    : public ::testing::TestWithParam<std::tuple<std::size_t, BoxScene>> {
+ protected:
+  void SetUp() override { require_tested_backend(); }
+};
+
+TEST_P(BroadPhaseAgreement, SameSetAsBruteForce) {
+  const auto [count, scene] = GetParam();
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(count, scene, seed);
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  broad_phase.update(boxes);
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
+  EXPECT_EQ(broad_phase.stats().backend, tested_backend());
+  EXPECT_EQ(broad_phase.stats().boxes, count);
+  EXPECT_EQ(broad_phase.stats().pairs, broad_phase.find_pairs().size());
+  EXPECT_GE(broad_phase.stats().candidates, broad_phase.stats().pairs);
+}
+
+inline auto scene_test_name(const ::testing::TestParamInfo<std::tuple<std::size_t, BoxScene>>& param_info) {
+  return to_string(std::get<1>(param_info.param)) + "_" + std::to_string(std::get<0>(param_info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Scenes, BroadPhaseAgreement,
+    ::testing::Combine(::testing::Values(0, 1, 2, 1000, 20011),
+                       ::testing::Values(BoxScene::Uniform, BoxScene::Clustered, BoxScene::Mixed,
+                                         BoxScene::GiantBox, BoxScene::TouchingGrid,
+                                         BoxScene::Degenerate)),
+    scene_test_name);
+
+INSTANTIATE_TEST_SUITE_P(Large, BroadPhaseAgreement,
+                         ::testing::Combine(::testing::Values(100'003),
+                                            ::testing::Values(BoxScene::Uniform, BoxScene::Mixed)),
+                         scene_test_name);
+
+class BroadPhaseCases : public ::testing::Test {
+ protected:
+  void SetUp() override { require_tested_backend(); }
+};
+
+TEST_F(BroadPhaseCases, Densities) {
+  for (double pairs_per_box : {0.1, 1.0, 5.0, 40.0}) {
+    const std::uint32_t seed = fresh_box_seed();
+    const auto boxes = make_boxes(5000, BoxScene::Uniform, seed, pairs_per_box);
+    physics::BroadPhase broad_phase({.backend = tested_backend()});
+    broad_phase.update(boxes);
+    EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()))
+        << "seed " << seed << ", density " << pairs_per_box;
+  }
+}
+
+TEST_F(BroadPhaseCases, TheTwoBoxesOfTheReadme) {
+  const std::vector<physics::Aabb> boxes = {{{0, 0, 0}, {1, 1, 1}}, {{1, 0.5f, 0.5f}, {2, 2, 2}}};
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  broad_phase.update(boxes);
+  ASSERT_EQ(broad_phase.find_pairs().size(), 1u) << "touching boxes overlap";
+  EXPECT_EQ(broad_phase.find_pairs()[0], (physics::Pair{0, 1}));
+}
+
+TEST_F(BroadPhaseCases, EveryAxisGivesTheSameSet) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(8000, BoxScene::Clustered, seed);
+  const auto expected = oracle_pairs(boxes);
+  for (physics::SweepAxis axis : {physics::SweepAxis::X, physics::SweepAxis::Y,
+                                  physics::SweepAxis::Z, physics::SweepAxis::LargestVariance}) {
+    physics::BroadPhase broad_phase({.backend = tested_backend(), .axis = axis});
+    broad_phase.update(boxes);
+    EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs()))
+        << "seed " << seed << ", axis " << static_cast<int>(axis);
+  }
+}
+
+TEST_F(BroadPhaseCases, LargestVarianceFindsTheLongAxis) {
+  std::vector<physics::Aabb> boxes;
+  for (int i = 0; i < 1000; ++i) {
+    const auto z = static_cast<float>(i);  // spread along z
+    boxes.push_back({{0, 0, z}, {1, 1, z + 1.5f}});
+  }
+  physics::BroadPhase broad_phase({.backend = tested_backend(),
+                                   .axis = physics::SweepAxis::LargestVariance});
+  broad_phase.update(boxes);
+  EXPECT_EQ(broad_phase.stats().sweep_axis, 2);
+  EXPECT_EQ(broad_phase.find_pairs().size(), 999u);
+}
+
+TEST_F(BroadPhaseCases, FilterBits) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(6000, BoxScene::Uniform, seed, 10.0);
+  std::vector<std::uint32_t> categories(boxes.size());
+  std::vector<std::uint32_t> masks(boxes.size());
+  std::mt19937 generator(seed);
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    categories[i] = 1u << (generator() % 4);
+    masks[i] = generator() % 16;  // some boxes collide with nothing
+  }
+  const physics::FilterArrays filter{categories, masks};
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  broad_phase.update(boxes, filter);
+  const auto expected = oracle_pairs(boxes, filter);
+  EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs())) << "seed " << seed;
+  EXPECT_LT(expected.size(), oracle_pairs(boxes).size()) << "the filter must remove pairs";
+}
+
+TEST_F(BroadPhaseCases, SmallMotionsOverManyFrames) {
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(30'011, BoxScene::Uniform, seed);
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  for (int frame = 0; frame < 6; ++frame) {
+    broad_phase.update(boxes);
+    ASSERT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()))
+        << "seed " << seed << ", frame " << frame;
+    jitter(boxes, 0.05f, seed + static_cast<std::uint32_t>(frame));
+  }
+}
+
+TEST_F(BroadPhaseCases, StillBoxesSortInTheFirstOrderCheck) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(50'000, BoxScene::Uniform, seed);
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  broad_phase.update(boxes);
+  broad_phase.update(boxes);  // keys built in last frame's order are sorted already
+  EXPECT_TRUE(broad_phase.stats().sort.early_exit);
+  EXPECT_EQ(broad_phase.stats().sort.passes_run, 0);
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()));
+}
+
+TEST_F(BroadPhaseCases, TeleportsAndChangingCounts) {
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  for (std::size_t count : {20'000u, 20'000u, 5'003u, 0u, 12'345u}) {
+    const std::uint32_t seed = fresh_box_seed();
+    const auto boxes = make_boxes(count, BoxScene::Mixed, seed);
+    broad_phase.update(boxes);
+    ASSERT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()))
+        << "seed " << seed << ", n " << count;
+  }
+}
+
+TEST_F(BroadPhaseCases, SortedPairOrderIsTheOraclesOrder) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(10'000, BoxScene::Clustered, seed);
+  physics::BroadPhase broad_phase({.backend = tested_backend(), .sorted_pairs = true});
+  broad_phase.update(boxes);
+  const auto pairs = broad_phase.find_pairs();
+  EXPECT_TRUE(std::ranges::equal(pairs, oracle_pairs(boxes))) << "seed " << seed;
+}
+
+TEST_F(BroadPhaseCases, EitherSortGivesTheSameSet) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(10'000, BoxScene::Uniform, seed);
+  const auto expected = oracle_pairs(boxes);
+  for (sort::Algorithm algorithm : {sort::Algorithm::Cpu, sort::Algorithm::Auto}) {
+    physics::BroadPhase broad_phase({.backend = tested_backend(), .sort = algorithm});
+    broad_phase.update(boxes);
+    EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs())) << "seed " << seed;
+  }
+}
+
+TEST_F(BroadPhaseCases, InvalidBoxesAreRejectedByIndex) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::pair<physics::Aabb, std::string>> bad = {
+      {{{0, nan, 0}, {1, 1, 1}}, "a non-finite coordinate on y"},
+      {{{0, 0, 0}, {1, 1, inf}}, "a non-finite coordinate on z"},
+      {{{2, 0, 0}, {1, 1, 1}}, "min > max on x"},
+  };
+  for (const auto& [box, reason] : bad) {
+    auto boxes = make_boxes(100, BoxScene::Uniform, 1);
+    boxes[37] = box;
+    physics::BroadPhase broad_phase({.backend = tested_backend()});
+    try {
+      broad_phase.update(boxes);
+      FAIL() << "accepted a box with " << reason;
+    } catch (const Error& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+      const std::string message = error.what();
+      EXPECT_NE(message.find("box 37 has " + reason), std::string::npos) << message;
+    }
+  }
+}
+
+TEST_F(BroadPhaseCases, InvalidBoxesCanBeExcluded) {
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(3000, BoxScene::Uniform, seed, 20.0);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  boxes[5].min.x = nan;
+  boxes[6].max.y = -1e30f;  // min > max
+  boxes[7].max.z = std::numeric_limits<float>::infinity();
+  physics::BroadPhase broad_phase({.backend = tested_backend(),
+                                   .invalid_boxes = physics::InvalidBoxes::Exclude});
+  broad_phase.update(boxes);
+  EXPECT_EQ(broad_phase.stats().excluded_boxes, 3u);
+  for (const physics::Pair& pair : broad_phase.find_pairs()) {
+    EXPECT_TRUE(pair.a < 5 || pair.a > 7) << pair.a;
+    EXPECT_TRUE(pair.b < 5 || pair.b > 7) << pair.b;
+  }
+  // The same set as the oracle with those boxes moved far away from everything.
+  auto moved = boxes;
+  for (std::size_t i : {5u, 6u, 7u}) {
+    const auto far = 1e6f + static_cast<float>(i) * 10.0f;
+    moved[i] = {{far, far, far}, {far + 1, far + 1, far + 1}};
+  }
+  EXPECT_TRUE(same_pair_set(oracle_pairs(moved), broad_phase.find_pairs())) << "seed " << seed;
+}
+
+TEST_F(BroadPhaseCases, MismatchedArraysAreRejected) {
+  const std::vector<float> three(3, 0.0f);
+  const std::vector<float> two(2, 1.0f);
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  EXPECT_THROW(broad_phase.update(physics::AabbArrays{three, three, three, three, two, three}),
+               Error);
+  const auto boxes = make_boxes(10, BoxScene::Uniform, 3);
+  const std::vector<std::uint32_t> categories(9, 1u);
+  EXPECT_THROW(broad_phase.update(boxes, {categories, {}}), Error);
+}
+
+TEST_F(BroadPhaseCases, ArraysAndBoxesGiveTheSamePairs) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(4000, BoxScene::Clustered, seed);
+  std::array<std::vector<float>, 6> arrays;
+  for (const auto& box : boxes) {
+    arrays[0].push_back(box.min.x);
+    arrays[1].push_back(box.min.y);
+    arrays[2].push_back(box.min.z);
+    arrays[3].push_back(box.max.x);
+    arrays[4].push_back(box.max.y);
+    arrays[5].push_back(box.max.z);
+  }
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  broad_phase.update(physics::AabbArrays{arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5]});
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
+}
+
+}  // namespace rsw::test

@@ -1,0 +1,108 @@
+// Box sets for broad-phase tests and benchmarks: fresh random scenes of named shapes, and
+// motion between frames.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "rsw/physics/aabb.hpp"
+
+namespace rsw::test {
+
+enum class BoxScene {
+  Uniform,     // cubes of one size, uniform in a box sized for ~`pairs_per_box` pairs per box
+  Clustered,   // Gaussian clusters
+  Mixed,       // uniform, with 0.1% of the boxes 10-100x larger
+  GiantBox,    // uniform plus one box over everything
+  TouchingGrid,// unit cubes on an integer grid: neighbours touch exactly (closed intervals)
+  Degenerate,  // zero-size boxes and exact duplicates
+};
+
+inline std::string to_string(BoxScene scene) {
+  switch (scene) {
+    case BoxScene::Uniform: return "Uniform";
+    case BoxScene::Clustered: return "Clustered";
+    case BoxScene::Mixed: return "Mixed";
+    case BoxScene::GiantBox: return "GiantBox";
+    case BoxScene::TouchingGrid: return "TouchingGrid";
+    case BoxScene::Degenerate: return "Degenerate";
+  }
+  return "Unknown";
+}
+
+/// `count` boxes of `scene`. Uniform-style scenes place cubes of side 1 in a cube whose side
+/// gives about `pairs_per_box` overlapping pairs per box (a cube of side 1 overlaps another
+/// whose centre lies within a cube of side 2: expected pairs per box = 8 n / (2 V)).
+inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene,
+                                             std::uint32_t seed, double pairs_per_box = 5.0) {
+  std::mt19937 generator(seed);
+  const double volume = 8.0 * static_cast<double>(count) / (2.0 * std::max(pairs_per_box, 0.01));
+  const float side = static_cast<float>(std::cbrt(std::max(volume, 1.0)));
+  std::uniform_real_distribution<float> position(0.0f, side);
+  std::vector<physics::Aabb> boxes(count);
+  const auto cube = [](float x, float y, float z, float size) {
+    return physics::Aabb{{x, y, z}, {x + size, y + size, z + size}};
+  };
+  switch (scene) {
+    case BoxScene::Uniform:
+    case BoxScene::Mixed:
+    case BoxScene::GiantBox:
+      for (auto& box : boxes) box = cube(position(generator), position(generator), position(generator), 1.0f);
+      if (scene == BoxScene::Mixed) {
+        std::uniform_real_distribution<float> scale(10.0f, 100.0f);
+        for (std::size_t i = 0; i < count; i += 1000) {
+          boxes[i] = cube(boxes[i].min.x, boxes[i].min.y, boxes[i].min.z, scale(generator));
+        }
+      }
+      if (scene == BoxScene::GiantBox && count > 0) {
+        boxes[count / 2] = {{-1, -1, -1}, {side + 2, side + 2, side + 2}};
+      }
+      break;
+    case BoxScene::Clustered: {
+      std::normal_distribution<float> spread(0.0f, side / 20.0f);
+      std::vector<physics::Vec3> centres(8);
+      for (auto& centre : centres) centre = {position(generator), position(generator), position(generator)};
+      for (std::size_t i = 0; i < count; ++i) {
+        const physics::Vec3& c = centres[i % centres.size()];
+        boxes[i] = cube(c.x + spread(generator), c.y + spread(generator), c.z + spread(generator), 1.0f);
+      }
+      break;
+    }
+    case BoxScene::TouchingGrid: {
+      const auto per_side = static_cast<std::size_t>(std::ceil(std::cbrt(static_cast<double>(count))));
+      for (std::size_t i = 0; i < count; ++i) {
+        const auto x = static_cast<float>(i % per_side);
+        const auto y = static_cast<float>(i / per_side % per_side);
+        const auto z = static_cast<float>(i / (per_side * per_side));
+        boxes[i] = cube(x, y, z, 1.0f);
+      }
+      break;
+    }
+    case BoxScene::Degenerate:
+      for (std::size_t i = 0; i < count; ++i) {
+        const float x = std::floor(position(generator) / 4.0f);
+        const float y = std::floor(position(generator) / 4.0f);
+        const float z = std::floor(position(generator) / 4.0f);
+        boxes[i] = i % 3 == 0 ? physics::Aabb{{x, y, z}, {x, y, z}} : cube(x, y, z, 0.5f);
+      }
+      break;
+  }
+  return boxes;
+}
+
+/// Moves every box by a small random step (up to `step` per axis): the coherent case.
+inline void jitter(std::vector<physics::Aabb>& boxes, float step, std::uint32_t seed) {
+  std::mt19937 generator(seed);
+  std::uniform_real_distribution<float> delta(-step, step);
+  for (auto& box : boxes) {
+    const physics::Vec3 d{delta(generator), delta(generator), delta(generator)};
+    box.min = {box.min.x + d.x, box.min.y + d.y, box.min.z + d.z};
+    box.max = {box.max.x + d.x, box.max.y + d.y, box.max.z + d.z};
+  }
+}
+
+}  // namespace rsw::test
