@@ -3,6 +3,8 @@
 //
 //   radixsweep-bench copy --bytes 64M,1G --algo host,cuda --reps 20 --json copy.json
 //   radixsweep-bench sort --n 16M --dist uniform,sorted --algo fourway,cub --mode keys,pairs
+//   radixsweep-bench broadphase --n 100K,1M --scene uniform --backend cpu,cuda
+//   radixsweep-bench broadphase --boxes my_boxes.csv --pairs-out pairs.csv
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "bench_report.hpp"
+#include "broadphase_bench.hpp"
 #include "copy_bench.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
@@ -97,6 +100,44 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
 
+  CLI::App* broadphase =
+      app.add_subcommand("broadphase", "Sweep-and-prune frames: per-stage times and counts");
+  broadphase->fallthrough();
+  std::vector<std::string> broadphase_sizes = {"100K"};
+  rsw::bench::BroadPhaseBenchOptions broadphase_options{.scenes = {"uniform"},
+                                                        .backends = {"cpu"}};
+  if (has_device) broadphase_options.backends = {"cpu", "cuda"};
+  broadphase->add_option("--n", broadphase_sizes, "Boxes (100K, 1M; comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  broadphase->add_option("--scene", broadphase_options.scenes,
+                         "uniform, clustered, mixed, giantbox, touchinggrid, degenerate")
+      ->delimiter(',')
+      ->capture_default_str();
+  broadphase->add_option("--backend", broadphase_options.backends, "cpu, cuda (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cpu", "cuda", "gpu"}))
+      ->capture_default_str();
+  broadphase->add_option("--boxes", broadphase_options.boxes_file,
+                         "CSV of boxes (min_x,min_y,min_z,max_x,max_y,max_z per line) instead "
+                         "of a scene")
+      ->check(CLI::ExistingFile);
+  broadphase->add_option("--pairs-out", broadphase_options.pairs_file,
+                         "Write the pairs (a,b per line) of the first backend's last frame");
+  broadphase->add_option("--pairs-per-box", broadphase_options.pairs_per_box,
+                         "Density of generated scenes")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  broadphase->add_option("--motion", broadphase_options.motion,
+                         "Jitter per frame in box sizes (0: still boxes)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  broadphase->add_option("--frames", broadphase_options.frames, "Timed frames")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  broadphase->add_option("--warmup", broadphase_options.warmup, "Untimed frames before them")
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -115,6 +156,10 @@ int main(int argc, char** argv) {
       sort_options.sizes = parse_sizes(sort_sizes);
       sort_options.algos = sort_algos;
       run_sort_bench(sort_options, report);
+    }
+    if (broadphase->parsed()) {
+      broadphase_options.sizes = parse_sizes(broadphase_sizes);
+      run_broadphase_bench(broadphase_options, report);
     }
     report.print_table();
     if (!json_path.empty()) report.write_json(json_path);

@@ -1,0 +1,107 @@
+#include "broadphase_bench.hpp"
+
+#include <random>
+
+#include "box_files.hpp"
+#include "rsw/engine/error.hpp"
+#include "rsw/engine/profiler.hpp"
+#include "rsw/engine/text.hpp"
+#include "rsw/physics/broad_phase.hpp"
+#include "rsw_test/box_scenes.hpp"
+
+namespace rsw::bench {
+namespace {
+
+test::BoxScene parse_scene(std::string_view name) {
+  for (test::BoxScene scene :
+       {test::BoxScene::Uniform, test::BoxScene::Clustered, test::BoxScene::Mixed,
+        test::BoxScene::GiantBox, test::BoxScene::TouchingGrid, test::BoxScene::Degenerate}) {
+    if (ascii_lowercase(test::to_string(scene)) == ascii_lowercase(name)) return scene;
+  }
+  throw Error(ErrorKind::InvalidArgument,
+              "unknown scene '" + std::string(name) +
+                  "' (uniform, clustered, mixed, giantbox, touchinggrid, degenerate)");
+}
+
+struct Input {
+  std::vector<physics::Aabb> boxes;
+  std::string name;
+};
+
+// The stages of BroadPhaseStats, as they go into the profiler and the row.
+constexpr std::string_view kStages[] = {"upload", "keys", "sort", "sweep", "download", "total"};
+
+Row run_frames(const Input& input, rsw::Backend backend, const BroadPhaseBenchOptions& options,
+               bool write_pairs) {
+  physics::BroadPhase broad_phase({.backend = backend});
+  std::vector<physics::Aabb> boxes = input.boxes;
+  std::mt19937 generator(std::random_device{}());
+  StageProfiler profiler({.history_frames = options.frames});
+  physics::BroadPhaseStats last;
+  std::size_t sort_passes_run = 0;
+  for (std::size_t frame = 0; frame < options.warmup + options.frames; ++frame) {
+    if (frame == options.warmup) profiler.reset();
+    if (options.motion > 0 && frame > 0) test::jitter(boxes, options.motion, static_cast<std::uint32_t>(generator()));
+    broad_phase.update(boxes);
+    last = broad_phase.stats();
+    const double times[] = {last.upload_ms, last.keys_ms, last.sort_ms,
+                            last.sweep_ms,  last.download_ms, last.total_ms};
+    for (std::size_t stage = 0; stage < std::size(kStages); ++stage) {
+      profiler.add_sample(kStages[stage], times[stage], backend);
+    }
+    sort_passes_run += static_cast<std::size_t>(last.sort.passes_run);
+    profiler.end_frame();
+  }
+  if (write_pairs) {  // the pairs of the boxes as given, not of the jittered frames
+    broad_phase.update(input.boxes);
+    write_pairs_csv(options.pairs_file, broad_phase.find_pairs());
+  }
+
+  Row row = row_from_profile(profiler, "total");
+  for (std::string_view stage : kStages) {
+    if (stage == "total") continue;
+    row.metrics[std::string(stage) + "_ms"] = profiler.stats(stage)->median_ms;
+  }
+  const double sort_ms = profiler.stats("sort")->median_ms;
+  row.metrics["sort_share"] = row.ms_median > 0 ? sort_ms / row.ms_median : 0.0;
+  row.metrics["pairs"] = last.pairs;
+  row.metrics["candidates"] = last.candidates;
+  row.metrics["pairs_per_box"] =
+      last.boxes > 0 ? static_cast<double>(last.pairs) / static_cast<double>(last.boxes) : 0.0;
+  row.metrics["sort_passes_run"] =
+      static_cast<double>(sort_passes_run) / static_cast<double>(options.warmup + options.frames);
+  return row;
+}
+
+}  // namespace
+
+void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report) {
+  std::vector<Input> inputs;
+  if (!options.boxes_file.empty()) {
+    inputs.push_back({read_boxes_csv(options.boxes_file), "file"});
+  } else {
+    for (const std::size_t count : options.sizes) {
+      for (const std::string& scene : options.scenes) {
+        inputs.push_back({test::make_boxes(count, parse_scene(scene), std::random_device{}(),
+                                           options.pairs_per_box),
+                          ascii_lowercase(scene)});
+      }
+    }
+  }
+  bool pairs_written = options.pairs_file.empty();
+  for (const Input& input : inputs) {
+    for (const std::string& backend_name : options.backends) {
+      const rsw::Backend backend = parse_backend(backend_name);
+      Row row = run_frames(input, backend, options, !pairs_written);
+      pairs_written = true;
+      row.bench = "broad";
+      row.algo = std::string(to_string(backend));
+      row.n = input.boxes.size();
+      row.dist = input.name;
+      row.mode = "xsweep";
+      report.add(std::move(row));
+    }
+  }
+}
+
+}  // namespace rsw::bench

@@ -1,0 +1,28 @@
+// The broad-phase benchmark: frames of a scene (or of the user's boxes from a CSV file) through
+// each backend, with per-stage times, counts and the sort's share of the frame.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "bench_report.hpp"
+
+namespace rsw::bench {
+
+struct BroadPhaseBenchOptions {
+  std::vector<std::size_t> sizes;
+  std::vector<std::string> scenes;    ///< uniform, clustered, mixed, giantbox, touchinggrid, degenerate
+  std::vector<std::string> backends;  ///< cpu, cuda
+  std::string boxes_file;             ///< CSV boxes instead of scenes (sizes and scenes ignored)
+  std::string pairs_file;             ///< write the last frame's pairs of the first backend here
+  double pairs_per_box = 5.0;         ///< density of the generated scenes
+  float motion = 0.01f;               ///< per-frame jitter, in box sizes (0: still boxes)
+  std::size_t frames = 20;            ///< timed frames after warm-up
+  std::size_t warmup = 3;
+};
+
+/// A row per input and backend: ms_median of the frame, per-stage medians, counts.
+void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report);
+
+}  // namespace rsw::bench
