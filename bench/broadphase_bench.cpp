@@ -31,9 +31,9 @@ struct Input {
 // The stages of BroadPhaseStats, as they go into the profiler and the row.
 constexpr std::string_view kStages[] = {"upload", "keys", "sort", "sweep", "download", "total"};
 
-Row run_frames(const Input& input, rsw::Backend backend, const BroadPhaseBenchOptions& options,
-               bool write_pairs) {
-  physics::BroadPhase broad_phase({.backend = backend});
+Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode,
+               const BroadPhaseBenchOptions& options, bool write_pairs) {
+  physics::BroadPhase broad_phase({.backend = backend, .mode = mode});
   std::vector<physics::Aabb> boxes = input.boxes;
   std::mt19937 generator(std::random_device{}());
   StageProfiler profiler({.history_frames = options.frames});
@@ -65,6 +65,7 @@ Row run_frames(const Input& input, rsw::Backend backend, const BroadPhaseBenchOp
   const double sort_ms = profiler.stats("sort")->median_ms;
   row.metrics["sort_share"] = row.ms_median > 0 ? sort_ms / row.ms_median : 0.0;
   row.metrics["pairs"] = last.pairs;
+  row.metrics["cell_entries"] = last.cell_entries;
   row.metrics["candidates"] = last.candidates;
   row.metrics["pairs_per_box"] =
       last.boxes > 0 ? static_cast<double>(last.pairs) / static_cast<double>(last.boxes) : 0.0;
@@ -90,16 +91,23 @@ void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report)
   }
   bool pairs_written = options.pairs_file.empty();
   for (const Input& input : inputs) {
-    for (const std::string& backend_name : options.backends) {
-      const rsw::Backend backend = parse_backend(backend_name);
-      Row row = run_frames(input, backend, options, !pairs_written);
-      pairs_written = true;
-      row.bench = "broad";
-      row.algo = std::string(to_string(backend));
-      row.n = input.boxes.size();
-      row.dist = input.name;
-      row.mode = "xsweep";
-      report.add(std::move(row));
+    for (const std::string& mode_name : options.modes) {
+      if (mode_name != "cells" && mode_name != "xsweep") {
+        throw Error(ErrorKind::InvalidArgument, "unknown mode '" + mode_name + "' (cells, xsweep)");
+      }
+      const physics::SweepMode mode =
+          mode_name == "cells" ? physics::SweepMode::Cells : physics::SweepMode::AxisSweep;
+      for (const std::string& backend_name : options.backends) {
+        const rsw::Backend backend = parse_backend(backend_name);
+        Row row = run_frames(input, backend, mode, options, !pairs_written);
+        pairs_written = true;
+        row.bench = "broad";
+        row.algo = std::string(to_string(backend));
+        row.n = input.boxes.size();
+        row.dist = input.name;
+        row.mode = mode_name;
+        report.add(std::move(row));
+      }
     }
   }
 }

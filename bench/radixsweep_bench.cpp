@@ -104,8 +104,8 @@ int main(int argc, char** argv) {
       app.add_subcommand("broadphase", "Sweep-and-prune frames: per-stage times and counts");
   broadphase->fallthrough();
   std::vector<std::string> broadphase_sizes = {"100K"};
-  rsw::bench::BroadPhaseBenchOptions broadphase_options{.scenes = {"uniform"},
-                                                        .backends = {"cpu"}};
+  rsw::bench::BroadPhaseBenchOptions broadphase_options{
+      .scenes = {"uniform"}, .backends = {"cpu"}, .modes = {"cells"}};
   if (has_device) broadphase_options.backends = {"cpu", "cuda"};
   broadphase->add_option("--n", broadphase_sizes, "Boxes (100K, 1M; comma list)")
       ->delimiter(',')
@@ -117,6 +117,11 @@ int main(int argc, char** argv) {
   broadphase->add_option("--backend", broadphase_options.backends, "cpu, cuda (comma list)")
       ->delimiter(',')
       ->check(CLI::IsMember({"cpu", "cuda", "gpu"}))
+      ->capture_default_str();
+  broadphase->add_option("--mode", broadphase_options.modes,
+                         "cells (sweep inside y-z grid cells), xsweep (the paper's single sweep)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cells", "xsweep"}))
       ->capture_default_str();
   broadphase->add_option("--boxes", broadphase_options.boxes_file,
                          "CSV of boxes (min_x,min_y,min_z,max_x,max_y,max_z per line) instead "

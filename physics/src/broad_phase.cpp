@@ -1,6 +1,7 @@
 #include "rsw/physics/broad_phase.hpp"
 
 #include <chrono>
+#include <optional>
 #include <vector>
 
 #include "host_boxes.hpp"
@@ -41,7 +42,10 @@ struct BroadPhase::Impl {
       const rsw::Backend backend = resolve_backend(options.backend);
       const int axis = detail::choose_axis(boxes, options.axis);
       detail::SweepBackend& sweeper = backend_for(backend);
-      sweeper.run(boxes, axis, detail::sort_for_backend(options.sort, backend), stats);
+      std::optional<detail::CellGrid> grid;
+      if (options.mode == SweepMode::Cells) grid = detail::choose_grid(boxes, axis);
+      sweeper.run(boxes, axis, grid ? &*grid : nullptr,
+                  detail::sort_for_backend(options.sort, backend), stats);
       stats.backend = backend;
       stats.sweep_axis = axis;
       result = sweeper.pairs();

@@ -83,6 +83,67 @@ void sweep_range(const SortedBoxes& sorted, int axis, std::size_t first, std::si
   }
 }
 
+// Cells mode: every sorted box j is listed in each cell it covers, in x order; `cells` and
+// `boxes` hold the listings after a stable sort by cell, so each cell's run is x-sorted.
+struct CellListing {
+  std::vector<std::uint32_t> cells;
+  std::vector<std::uint32_t> boxes;  // index into the sorted order
+};
+
+void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellListing& listing) {
+  const std::size_t count = sorted.ids.size();
+  listing.cells.clear();
+  listing.boxes.clear();
+  for (std::size_t j = 0; j < count; ++j) {
+    if (sorted.categories[j] == 0) continue;  // pairs with nothing: list it nowhere
+    const std::uint32_t u0 = grid.cell_u(sorted.min[grid.axis_u][j]);
+    const std::uint32_t u1 = grid.cell_u(sorted.max[grid.axis_u][j]);
+    const std::uint32_t v0 = grid.cell_v(sorted.min[grid.axis_v][j]);
+    const std::uint32_t v1 = grid.cell_v(sorted.max[grid.axis_v][j]);
+    for (std::uint32_t u = u0; u <= u1; ++u) {
+      for (std::uint32_t v = v0; v <= v1; ++v) {
+        listing.cells.push_back(grid.cell_id(u, v));
+        listing.boxes.push_back(static_cast<std::uint32_t>(j));
+      }
+    }
+  }
+}
+
+// Sweeps listings [first, last) forward inside their cell; a pair is reported only in the
+// cell of (max of the min u, max of the min v), which both boxes cover when they overlap.
+void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, int axis,
+                 const CellListing& listing, std::size_t first, std::size_t last,
+                 SweepResult& result) {
+  const std::size_t entries = listing.cells.size();
+  const std::vector<float>& sweep_min = sorted.min[axis];
+  const int u = grid.axis_u;
+  const int v = grid.axis_v;
+  for (std::size_t e = first; e < last; ++e) {
+    const std::uint32_t cell = listing.cells[e];
+    const std::uint32_t i = listing.boxes[e];
+    const float reach = sorted.max[axis][i];
+    for (std::size_t f = e + 1; f < entries && listing.cells[f] == cell; ++f) {
+      const std::uint32_t j = listing.boxes[f];
+      if (sweep_min[j] > reach) break;
+      ++result.candidates;
+      if (sorted.min[u][j] > sorted.max[u][i] || sorted.min[u][i] > sorted.max[u][j] ||
+          sorted.min[v][j] > sorted.max[v][i] || sorted.min[v][i] > sorted.max[v][j]) {
+        continue;
+      }
+      const std::uint32_t home = grid.cell_id(grid.cell_u(std::max(sorted.min[u][i], sorted.min[u][j])),
+                                              grid.cell_v(std::max(sorted.min[v][i], sorted.min[v][j])));
+      if (home != cell) continue;  // reported in another cell
+      if (!filters_pass(sorted.categories[i], sorted.masks[i], sorted.categories[j],
+                        sorted.masks[j])) {
+        continue;
+      }
+      const std::uint32_t a = sorted.ids[i];
+      const std::uint32_t b = sorted.ids[j];
+      result.pairs.push_back(a < b ? Pair{a, b} : Pair{b, a});
+    }
+  }
+}
+
 class CpuSweep final : public SweepBackend {
  public:
   explicit CpuSweep(int threads)
@@ -90,8 +151,8 @@ class CpuSweep final : public SweepBackend {
                                  : std::clamp(static_cast<int>(std::thread::hardware_concurrency()),
                                               1, 16)) {}
 
-  void run(const HostBoxes& boxes, int axis, sort::Algorithm sort_algorithm,
-           BroadPhaseStats& stats) override {
+  void run(const HostBoxes& boxes, int axis, const CellGrid* grid,
+           sort::Algorithm sort_algorithm, BroadPhaseStats& stats) override {
     const std::size_t count = boxes.size();
     if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
       order_.resize(count);
@@ -110,8 +171,18 @@ class CpuSweep final : public SweepBackend {
 
     start = Clock::now();
     sorted_.gather(boxes, order_);
+    std::size_t work = count;  // boxes, or listings in cells mode
+    if (grid != nullptr) {
+      list_boxes_in_cells(sorted_, *grid, listing_);
+      // Stable: inside a cell the listings stay in x order.
+      cell_sorter_.sort_pairs(listing_.cells, listing_.boxes,
+                              {.algorithm = sort::Algorithm::Cpu, .end_bit = grid->cell_bits()});
+      work = listing_.cells.size();
+      stats.cells = grid->cells();
+      stats.cell_entries = work;
+    }
     const int threads = static_cast<int>(
-        std::clamp<std::size_t>(count / kMinBoxesPerThread, 1, static_cast<std::size_t>(max_threads_)));
+        std::clamp<std::size_t>(work / kMinBoxesPerThread, 1, static_cast<std::size_t>(max_threads_)));
     results_.resize(static_cast<std::size_t>(threads));
     // Interleaved blocks of boxes per thread: long sweeps (big boxes) are spread out.
     const auto sweep_part = [&](int thread) {
@@ -119,9 +190,14 @@ class CpuSweep final : public SweepBackend {
       result.pairs.clear();
       result.candidates = 0;
       constexpr std::size_t kBlock = 1024;
-      for (std::size_t first = static_cast<std::size_t>(thread) * kBlock; first < count;
+      for (std::size_t first = static_cast<std::size_t>(thread) * kBlock; first < work;
            first += static_cast<std::size_t>(threads) * kBlock) {
-        sweep_range(sorted_, axis, first, std::min(count, first + kBlock), result);
+        const std::size_t last = std::min(work, first + kBlock);
+        if (grid != nullptr) {
+          sweep_cells(sorted_, *grid, axis, listing_, first, last, result);
+        } else {
+          sweep_range(sorted_, axis, first, last, result);
+        }
       }
     };
     {
@@ -149,6 +225,8 @@ class CpuSweep final : public SweepBackend {
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> keys_;
   SortedBoxes sorted_;
+  CellListing listing_;
+  sort::Sorter cell_sorter_;
   std::vector<SweepResult> results_;
   std::vector<Pair> pairs_;
 };

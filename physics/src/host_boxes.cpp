@@ -1,5 +1,6 @@
 #include "host_boxes.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -145,6 +146,58 @@ int choose_axis(const HostBoxes& boxes, SweepAxis axis) {
     if (variance[a] > variance[best]) best = a;
   }
   return best;
+}
+
+int CellGrid::cell_bits() const {
+  int bits = 0;
+  while (bits < 32 && (std::uint64_t{1} << bits) < cells()) ++bits;
+  return bits;
+}
+
+CellGrid choose_grid(const HostBoxes& boxes, int sweep_axis) {
+  constexpr std::uint32_t kMaxCellsPerAxis = 2048;
+  constexpr double kMeanSizesPerCell = 2.0;
+  CellGrid grid;
+  grid.axis_u = (sweep_axis + 1) % 3;
+  grid.axis_v = (sweep_axis + 2) % 3;
+  double low[2] = {INFINITY, INFINITY};
+  double high[2] = {-INFINITY, -INFINITY};
+  double extent_sum[2] = {0, 0};
+  std::size_t counted = 0;
+  const int axes[2] = {grid.axis_u, grid.axis_v};
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    if (boxes.categories[i] == 0) continue;
+    for (int k = 0; k < 2; ++k) {
+      low[k] = std::min(low[k], double{boxes.min[axes[k]][i]});
+      high[k] = std::max(high[k], double{boxes.max[axes[k]][i]});
+      extent_sum[k] += double{boxes.max[axes[k]][i]} - double{boxes.min[axes[k]][i]};
+    }
+    ++counted;
+  }
+  if (counted == 0) return grid;
+  double cells[2];
+  for (int k = 0; k < 2; ++k) {
+    const double range = high[k] - low[k];
+    const double mean_extent = extent_sum[k] / static_cast<double>(counted);
+    const double cell = std::max(kMeanSizesPerCell * mean_extent, range / kMaxCellsPerAxis);
+    cells[k] = cell > 0 ? std::clamp(std::floor(range / cell), 1.0, double{kMaxCellsPerAxis}) : 1.0;
+  }
+  // No more cells than boxes: a box over everything is then listed at most n times.
+  const double limit = std::max(1.0, static_cast<double>(counted));
+  if (cells[0] * cells[1] > limit) {
+    const double shrink = std::sqrt(limit / (cells[0] * cells[1]));
+    cells[0] = std::max(1.0, std::floor(cells[0] * shrink));
+    cells[1] = std::max(1.0, std::floor(cells[1] * shrink));
+  }
+  grid.origin_u = static_cast<float>(low[0]);
+  grid.origin_v = static_cast<float>(low[1]);
+  grid.cells_u = static_cast<std::uint32_t>(cells[0]);
+  grid.cells_v = static_cast<std::uint32_t>(cells[1]);
+  const double range_u = std::max(high[0] - low[0], 1e-30);
+  const double range_v = std::max(high[1] - low[1], 1e-30);
+  grid.inverse_cell_u = static_cast<float>(cells[0] / range_u);
+  grid.inverse_cell_v = static_cast<float>(cells[1] / range_v);
+  return grid;
 }
 
 void sort_pairs_lexicographically(std::vector<Pair>& pairs, sort::Sorter& sorter) {

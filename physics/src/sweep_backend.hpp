@@ -17,10 +17,11 @@ class SweepBackend {
  public:
   virtual ~SweepBackend() = default;
 
-  /// Sorts the boxes along `axis` (keys in last frame's order), sweeps, and keeps the pairs.
-  /// Fills the stats it measures (candidates, pairs, sort, stage times).
-  virtual void run(const HostBoxes& boxes, int axis, sort::Algorithm sort_algorithm,
-                   BroadPhaseStats& stats) = 0;
+  /// Sorts the boxes along `axis` (keys in last frame's order), sweeps (inside the cells of
+  /// `grid`, or along the whole axis when grid is null), and keeps the pairs. Fills the stats
+  /// it measures (candidates, cells, pairs, sort, stage times).
+  virtual void run(const HostBoxes& boxes, int axis, const CellGrid* grid,
+                   sort::Algorithm sort_algorithm, BroadPhaseStats& stats) = 0;
   /// The pairs of the last run, in host memory.
   virtual std::span<Pair> pairs() = 0;
 

@@ -31,13 +31,23 @@ TEST_P(BroadPhaseAgreement, SameSetAsBruteForce) {
   const auto [count, scene] = GetParam();
   const std::uint32_t seed = fresh_box_seed();
   const auto boxes = make_boxes(count, scene, seed);
-  physics::BroadPhase broad_phase({.backend = tested_backend()});
-  broad_phase.update(boxes);
-  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
-  EXPECT_EQ(broad_phase.stats().backend, tested_backend());
-  EXPECT_EQ(broad_phase.stats().boxes, count);
-  EXPECT_EQ(broad_phase.stats().pairs, broad_phase.find_pairs().size());
-  EXPECT_GE(broad_phase.stats().candidates, broad_phase.stats().pairs);
+  const auto expected = oracle_pairs(boxes);
+  for (physics::SweepMode mode : {physics::SweepMode::Cells, physics::SweepMode::AxisSweep}) {
+    const bool cells = mode == physics::SweepMode::Cells;
+    physics::BroadPhase broad_phase({.backend = tested_backend(), .mode = mode});
+    broad_phase.update(boxes);
+    EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs()))
+        << "seed " << seed << (cells ? ", cells" : ", axis sweep");
+    const physics::BroadPhaseStats& stats = broad_phase.stats();
+    EXPECT_EQ(stats.backend, tested_backend());
+    EXPECT_EQ(stats.boxes, count);
+    EXPECT_EQ(stats.pairs, broad_phase.find_pairs().size());
+    EXPECT_GE(stats.candidates, stats.pairs);
+    if (cells && count > 0) {
+      EXPECT_GE(stats.cells, 1u);
+      EXPECT_GE(stats.cell_entries, count) << "every box is listed in at least one cell";
+    }
+  }
 }
 
 inline auto scene_test_name(const ::testing::TestParamInfo<std::tuple<std::size_t, BoxScene>>& param_info) {
@@ -85,13 +95,28 @@ TEST_F(BroadPhaseCases, EveryAxisGivesTheSameSet) {
   const std::uint32_t seed = fresh_box_seed();
   const auto boxes = make_boxes(8000, BoxScene::Clustered, seed);
   const auto expected = oracle_pairs(boxes);
-  for (physics::SweepAxis axis : {physics::SweepAxis::X, physics::SweepAxis::Y,
-                                  physics::SweepAxis::Z, physics::SweepAxis::LargestVariance}) {
-    physics::BroadPhase broad_phase({.backend = tested_backend(), .axis = axis});
-    broad_phase.update(boxes);
-    EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs()))
-        << "seed " << seed << ", axis " << static_cast<int>(axis);
+  for (physics::SweepMode mode : {physics::SweepMode::Cells, physics::SweepMode::AxisSweep}) {
+    for (physics::SweepAxis axis : {physics::SweepAxis::X, physics::SweepAxis::Y,
+                                    physics::SweepAxis::Z, physics::SweepAxis::LargestVariance}) {
+      physics::BroadPhase broad_phase({.backend = tested_backend(), .axis = axis, .mode = mode});
+      broad_phase.update(boxes);
+      EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs()))
+          << "seed " << seed << ", axis " << static_cast<int>(axis) << ", mode "
+          << static_cast<int>(mode);
+    }
   }
+}
+
+TEST_F(BroadPhaseCases, CellsTestFarFewerCandidatesThanTheAxisSweep) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(50'000, BoxScene::Uniform, seed);
+  physics::BroadPhase cells({.backend = tested_backend(), .mode = physics::SweepMode::Cells});
+  physics::BroadPhase axis({.backend = tested_backend(), .mode = physics::SweepMode::AxisSweep});
+  cells.update(boxes);
+  axis.update(boxes);
+  EXPECT_EQ(cells.stats().pairs, axis.stats().pairs);
+  EXPECT_LT(cells.stats().candidates * 10, axis.stats().candidates)
+      << "cells " << cells.stats().candidates << ", axis sweep " << axis.stats().candidates;
 }
 
 TEST_F(BroadPhaseCases, LargestVarianceFindsTheLongAxis) {

@@ -36,6 +36,17 @@ enum class SweepAxis {
   LargestVariance,  ///< the axis along which box centres spread most, chosen each frame
 };
 
+/// How boxes that overlap on the sweep axis are found.
+enum class SweepMode {
+  /// Sweep inside the cells of a coarse grid over the two other axes: each box is listed in
+  /// the cells it covers, each cell's list is swept, and a pair is reported only in the one
+  /// cell that holds the larger of the two boxes' minimum corners. The work stays near
+  /// n + pairs where a single sweep along one axis grows like n^(5/3) in a 3-D cloud.
+  Cells,
+  /// The paper's sweep along one axis over all boxes (Ha et al. 2009, Sec. 6.1).
+  AxisSweep,
+};
+
 /// What happens to a box with a NaN or infinite coordinate, or min > max on some axis.
 enum class InvalidBoxes {
   Reject,   ///< update() throws rsw::Error(InvalidArgument) naming the first such box
@@ -48,6 +59,7 @@ struct BroadPhaseOptions {
   bool brute_force = false;  ///< test every pair on the CPU, O(n^2): the oracle for tests
   sort::Algorithm sort = sort::Algorithm::Auto;  ///< the CPU/GPU sort toggle of the UI
   SweepAxis axis = SweepAxis::X;
+  SweepMode mode = SweepMode::Cells;
   InvalidBoxes invalid_boxes = InvalidBoxes::Reject;
   /// Report pairs sorted by (a, b) rather than in sweep order. Either order is the same for
   /// the same input on the same backend; this one is the same on every backend.
@@ -61,6 +73,8 @@ struct BroadPhaseStats {
   std::size_t boxes = 0;
   std::size_t excluded_boxes = 0;  ///< invalid boxes left out (InvalidBoxes::Exclude)
   std::size_t candidates = 0;      ///< pairs overlapping on the sweep axis, tested on the others
+  std::size_t cells = 0;           ///< grid cells (SweepMode::Cells), 0 otherwise
+  std::size_t cell_entries = 0;    ///< (box, cell) listings: boxes spanning cells count twice
   std::size_t pairs = 0;
   int sweep_axis = 0;              ///< 0 = x, 1 = y, 2 = z
   sort::SortStats sort;            ///< passes run and skipped, early exit
