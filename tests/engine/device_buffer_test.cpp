@@ -74,9 +74,15 @@ TEST(PinnedBuffer, HoldsDataAlignedAndMoves) {
   ASSERT_EQ(moved.size(), 1001u);
   EXPECT_EQ(moved[1000], 7000u);
 
+  const std::uint32_t* memory = moved.data();
   moved.resize_discarding(5);
   EXPECT_EQ(moved.size(), 5u);
-  moved.resize_discarding(0);
+  EXPECT_EQ(moved.data(), memory) << "shrinking keeps the memory";
+  moved.resize_discarding(1001);
+  EXPECT_EQ(moved.data(), memory) << "growing within the capacity keeps it too";
+  moved.resize_discarding(2000);
+  EXPECT_GE(moved.capacity(), 2000u);
+  moved.release();
   EXPECT_TRUE(moved.empty());
   EXPECT_EQ(moved.data(), nullptr);
 }

@@ -165,18 +165,20 @@ class PinnedBuffer {
  public:
   PinnedBuffer() = default;
   /// `count` uninitialised elements.
-  explicit PinnedBuffer(std::size_t count) { allocate(count); }
-  ~PinnedBuffer() { free_storage(); }
+  explicit PinnedBuffer(std::size_t count) { resize_discarding(count); }
+  ~PinnedBuffer() { release(); }
 
   PinnedBuffer(PinnedBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)),
         size_(std::exchange(other.size_, 0)),
+        capacity_(std::exchange(other.capacity_, 0)),
         pinned_(std::exchange(other.pinned_, false)) {}
   PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
     if (this != &other) {
-      free_storage();
+      release();
       data_ = std::exchange(other.data_, nullptr);
       size_ = std::exchange(other.size_, 0);
+      capacity_ = std::exchange(other.capacity_, 0);
       pinned_ = std::exchange(other.pinned_, false);
     }
     return *this;
@@ -187,6 +189,7 @@ class PinnedBuffer {
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
   std::size_t size() const noexcept { return size_; }
+  std::size_t capacity() const noexcept { return capacity_; }
   bool empty() const noexcept { return size_ == 0; }
   /// True when the memory is page-locked (CUDA driver present).
   bool is_pinned() const noexcept { return pinned_; }
@@ -195,33 +198,38 @@ class PinnedBuffer {
   T& operator[](std::size_t index) noexcept { return data_[index]; }
   const T& operator[](std::size_t index) const noexcept { return data_[index]; }
 
-  /// Sets the size to `count`; the contents are not kept.
+  /// Sets the size to `count`. Memory is allocated (page-locking is slow) only when `count`
+  /// exceeds the capacity, then geometrically; the contents are not kept across that.
   void resize_discarding(std::size_t count) {
-    if (count == size_) return;
-    free_storage();
-    allocate(count);
+    if (count > capacity_) {
+      release();
+      allocate(detail::grown_capacity(capacity_, count));
+    }
+    size_ = count;
+  }
+  /// Frees the memory.
+  void release() noexcept {
+    if (data_ != nullptr) {
+      if (pinned_) {
+        detail::pinned_free(data_);
+      } else {
+        ::operator delete(data_, std::align_val_t{kAlignment});
+      }
+    }
+    data_ = nullptr;
+    size_ = capacity_ = 0;
+    pinned_ = false;
   }
 
  private:
-  void allocate(std::size_t count) {
-    if (count == 0) return;
-    const std::size_t bytes = detail::checked_bytes(count, sizeof(T));
+  void allocate(std::size_t capacity) {
+    if (capacity == 0) return;
+    const std::size_t bytes = detail::checked_bytes(capacity, sizeof(T));
     void* memory = detail::pinned_allocate(bytes);
     pinned_ = memory != nullptr;
-    if (!pinned_) memory = ::operator new (bytes, std::align_val_t{kAlignment});
+    if (!pinned_) memory = ::operator new(bytes, std::align_val_t{kAlignment});
     data_ = static_cast<T*>(memory);
-    size_ = count;
-  }
-  void free_storage() noexcept {
-    if (data_ == nullptr) return;
-    if (pinned_) {
-      detail::pinned_free(data_);
-    } else {
-      ::operator delete (data_, std::align_val_t{kAlignment});
-    }
-    data_ = nullptr;
-    size_ = 0;
-    pinned_ = false;
+    capacity_ = capacity;
   }
 
   // Matches what cudaMallocHost gives, so SIMD loops see the same alignment either way.
@@ -229,6 +237,7 @@ class PinnedBuffer {
 
   T* data_ = nullptr;
   std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
   bool pinned_ = false;
 };
 
