@@ -33,7 +33,8 @@ std::vector<physics::Aabb> read_boxes_csv(const std::string& path) {
     for (int field = 0; field < 6; ++field) {
       const auto comma = rest.find(',');
       const std::string_view token = trim(rest.substr(0, comma));
-      const auto [end, error] = std::from_chars(token.data(), token.data() + token.size(), values[field]);
+      const auto [end, error] =
+          std::from_chars(token.data(), token.data() + token.size(), values[field]);
       if (error != std::errc{} || end != token.data() + token.size() ||
           (field < 5 && comma == std::string_view::npos) ||
           (field == 5 && comma != std::string_view::npos)) {
@@ -52,7 +53,8 @@ std::vector<physics::Aabb> read_boxes_csv(const std::string& path) {
 void write_pairs_csv(const std::string& path, physics::PairView pairs) {
   std::ofstream file(path);
   file << "# a,b: overlapping boxes by line number among the boxes (0-based), a < b\n";
-  for (const physics::Pair& pair : pairs) file << pair.a << ',' << pair.b << '\n';
+  for (const physics::Pair& pair : pairs)
+    file << pair.a << ',' << pair.b << '\n';
   file.close();
   if (!file) throw Error(ErrorKind::Io, "writing pairs to '" + path + "' failed");
 }

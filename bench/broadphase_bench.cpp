@@ -41,10 +41,11 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
   std::size_t sort_passes_run = 0;
   for (std::size_t frame = 0; frame < options.warmup + options.frames; ++frame) {
     if (frame == options.warmup) profiler.reset();
-    if (options.motion > 0 && frame > 0) test::jitter(boxes, options.motion, static_cast<std::uint32_t>(generator()));
+    if (options.motion > 0 && frame > 0)
+      test::jitter(boxes, options.motion, static_cast<std::uint32_t>(generator()));
     broad_phase.update(boxes);
     last = broad_phase.stats();
-    const double times[] = {last.upload_ms, last.keys_ms, last.sort_ms,
+    const double times[] = {last.upload_ms, last.keys_ms,     last.sort_ms,
                             last.sweep_ms,  last.download_ms, last.total_ms};
     for (std::size_t stage = 0; stage < std::size(kStages); ++stage) {
       profiler.add_sample(kStages[stage], times[stage], backend);

@@ -12,7 +12,8 @@ namespace rsw::bench {
 
 struct BroadPhaseBenchOptions {
   std::vector<std::size_t> sizes;
-  std::vector<std::string> scenes;    ///< uniform, clustered, mixed, giantbox, touchinggrid, degenerate
+  std::vector<std::string>
+      scenes;  ///< uniform, clustered, mixed, giantbox, touchinggrid, degenerate
   std::vector<std::string> backends;  ///< cpu, cuda
   std::vector<std::string> modes;     ///< cells, xsweep
   std::string boxes_file;             ///< CSV boxes instead of scenes (sizes and scenes ignored)

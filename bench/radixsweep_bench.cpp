@@ -110,31 +110,36 @@ int main(int argc, char** argv) {
   broadphase->add_option("--n", broadphase_sizes, "Boxes (100K, 1M; comma list)")
       ->delimiter(',')
       ->capture_default_str();
-  broadphase->add_option("--scene", broadphase_options.scenes,
-                         "uniform, clustered, mixed, giantbox, touchinggrid, degenerate")
+  broadphase
+      ->add_option("--scene", broadphase_options.scenes,
+                   "uniform, clustered, mixed, giantbox, touchinggrid, degenerate")
       ->delimiter(',')
       ->capture_default_str();
   broadphase->add_option("--backend", broadphase_options.backends, "cpu, cuda (comma list)")
       ->delimiter(',')
       ->check(CLI::IsMember({"cpu", "cuda", "gpu"}))
       ->capture_default_str();
-  broadphase->add_option("--mode", broadphase_options.modes,
-                         "cells (sweep inside y-z grid cells), xsweep (the paper's single sweep)")
+  broadphase
+      ->add_option("--mode", broadphase_options.modes,
+                   "cells (sweep inside y-z grid cells), xsweep (the paper's single sweep)")
       ->delimiter(',')
       ->check(CLI::IsMember({"cells", "xsweep"}))
       ->capture_default_str();
-  broadphase->add_option("--boxes", broadphase_options.boxes_file,
-                         "CSV of boxes (min_x,min_y,min_z,max_x,max_y,max_z per line) instead "
-                         "of a scene")
+  broadphase
+      ->add_option("--boxes", broadphase_options.boxes_file,
+                   "CSV of boxes (min_x,min_y,min_z,max_x,max_y,max_z per line) instead "
+                   "of a scene")
       ->check(CLI::ExistingFile);
   broadphase->add_option("--pairs-out", broadphase_options.pairs_file,
                          "Write the pairs (a,b per line) of the first backend's last frame");
-  broadphase->add_option("--pairs-per-box", broadphase_options.pairs_per_box,
-                         "Density of generated scenes")
+  broadphase
+      ->add_option("--pairs-per-box", broadphase_options.pairs_per_box,
+                   "Density of generated scenes")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  broadphase->add_option("--motion", broadphase_options.motion,
-                         "Jitter per frame in box sizes (0: still boxes)")
+  broadphase
+      ->add_option("--motion", broadphase_options.motion,
+                   "Jitter per frame in box sizes (0: still boxes)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   broadphase->add_option("--frames", broadphase_options.frames, "Timed frames")

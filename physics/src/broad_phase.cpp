@@ -55,9 +55,8 @@ struct BroadPhase::Impl {
       detail::sort_pairs_lexicographically(pairs, pair_sorter);
       result = pairs;
     }
-    stats.total_ms = std::chrono::duration<double, std::milli>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    stats.total_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   }
 };
 
@@ -84,12 +83,20 @@ void BroadPhase::update(const AabbArrays& boxes, FilterArrays filter) {
   impl_->run_frame(excluded, start);
 }
 
-PairView BroadPhase::find_pairs() { return impl_->result; }
+PairView BroadPhase::find_pairs() {
+  return impl_->result;
+}
 
-const BroadPhaseStats& BroadPhase::stats() const noexcept { return impl_->stats; }
+const BroadPhaseStats& BroadPhase::stats() const noexcept {
+  return impl_->stats;
+}
 
-const BroadPhaseOptions& BroadPhase::options() const noexcept { return impl_->options; }
+const BroadPhaseOptions& BroadPhase::options() const noexcept {
+  return impl_->options;
+}
 
-void BroadPhase::set_options(const BroadPhaseOptions& options) { impl_->options = options; }
+void BroadPhase::set_options(const BroadPhaseOptions& options) {
+  impl_->options = options;
+}
 
 }  // namespace rsw::physics

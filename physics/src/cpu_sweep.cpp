@@ -54,6 +54,23 @@ struct SweepResult {
   std::size_t candidates = 0;
 };
 
+// Whether sorted boxes i and j overlap on axes u and v (they do on the sweep axis).
+bool overlap_across(const SortedBoxes& sorted, int u, int v, std::size_t i, std::size_t j) {
+  return sorted.min[u][j] <= sorted.max[u][i] && sorted.min[u][i] <= sorted.max[u][j] &&
+         sorted.min[v][j] <= sorted.max[v][i] && sorted.min[v][i] <= sorted.max[v][j];
+}
+
+// Adds the pair of sorted boxes i and j, by original index, if their filter bits admit it.
+void report_if_admitted(const SortedBoxes& sorted, std::size_t i, std::size_t j,
+                        SweepResult& result) {
+  if (!filters_pass(sorted.categories[i], sorted.masks[i], sorted.categories[j], sorted.masks[j])) {
+    return;
+  }
+  const std::uint32_t a = sorted.ids[i];
+  const std::uint32_t b = sorted.ids[j];
+  result.pairs.push_back(a < b ? Pair{a, b} : Pair{b, a});
+}
+
 // Sweeps boxes [first, last) of the sorted order forward along `axis`.
 void sweep_range(const SortedBoxes& sorted, int axis, std::size_t first, std::size_t last,
                  SweepResult& result) {
@@ -66,19 +83,7 @@ void sweep_range(const SortedBoxes& sorted, int axis, std::size_t first, std::si
     const float reach = sorted.max[axis][i];
     for (std::size_t j = i + 1; j < count && sweep_min[j] <= reach; ++j) {
       ++result.candidates;
-      if (sorted.min[other_a][j] > sorted.max[other_a][i] ||
-          sorted.min[other_a][i] > sorted.max[other_a][j] ||
-          sorted.min[other_b][j] > sorted.max[other_b][i] ||
-          sorted.min[other_b][i] > sorted.max[other_b][j]) {
-        continue;
-      }
-      if (!filters_pass(sorted.categories[i], sorted.masks[i], sorted.categories[j],
-                        sorted.masks[j])) {
-        continue;
-      }
-      const std::uint32_t a = sorted.ids[i];
-      const std::uint32_t b = sorted.ids[j];
-      result.pairs.push_back(a < b ? Pair{a, b} : Pair{b, a});
+      if (overlap_across(sorted, other_a, other_b, i, j)) report_if_admitted(sorted, i, j, result);
     }
   }
 }
@@ -126,20 +131,11 @@ void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, int axis,
       const std::uint32_t j = listing.boxes[f];
       if (sweep_min[j] > reach) break;
       ++result.candidates;
-      if (sorted.min[u][j] > sorted.max[u][i] || sorted.min[u][i] > sorted.max[u][j] ||
-          sorted.min[v][j] > sorted.max[v][i] || sorted.min[v][i] > sorted.max[v][j]) {
-        continue;
-      }
-      const std::uint32_t home = grid.cell_id(grid.cell_u(std::max(sorted.min[u][i], sorted.min[u][j])),
-                                              grid.cell_v(std::max(sorted.min[v][i], sorted.min[v][j])));
-      if (home != cell) continue;  // reported in another cell
-      if (!filters_pass(sorted.categories[i], sorted.masks[i], sorted.categories[j],
-                        sorted.masks[j])) {
-        continue;
-      }
-      const std::uint32_t a = sorted.ids[i];
-      const std::uint32_t b = sorted.ids[j];
-      result.pairs.push_back(a < b ? Pair{a, b} : Pair{b, a});
+      if (!overlap_across(sorted, u, v, i, j)) continue;
+      const std::uint32_t home =
+          grid.cell_id(grid.cell_u(std::max(sorted.min[u][i], sorted.min[u][j])),
+                       grid.cell_v(std::max(sorted.min[v][i], sorted.min[v][j])));
+      if (home == cell) report_if_admitted(sorted, i, j, result);  // else: another cell's
     }
   }
 }
@@ -151,8 +147,8 @@ class CpuSweep final : public SweepBackend {
                                  : std::clamp(static_cast<int>(std::thread::hardware_concurrency()),
                                               1, 16)) {}
 
-  void run(const HostBoxes& boxes, int axis, const CellGrid* grid,
-           sort::Algorithm sort_algorithm, BroadPhaseStats& stats) override {
+  void run(const HostBoxes& boxes, int axis, const CellGrid* grid, sort::Algorithm sort_algorithm,
+           BroadPhaseStats& stats) override {
     const std::size_t count = boxes.size();
     if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
       order_.resize(count);
@@ -161,7 +157,8 @@ class CpuSweep final : public SweepBackend {
 
     Clock::time_point start = Clock::now();
     keys_.resize(count);
-    for (std::size_t j = 0; j < count; ++j) keys_[j] = sort::ordered_key(boxes.min[axis][order_[j]]);
+    for (std::size_t j = 0; j < count; ++j)
+      keys_[j] = sort::ordered_key(boxes.min[axis][order_[j]]);
     stats.keys_ms = ms_since(start);
 
     start = Clock::now();
@@ -181,8 +178,8 @@ class CpuSweep final : public SweepBackend {
       stats.cells = grid->cells();
       stats.cell_entries = work;
     }
-    const int threads = static_cast<int>(
-        std::clamp<std::size_t>(work / kMinBoxesPerThread, 1, static_cast<std::size_t>(max_threads_)));
+    const int threads = static_cast<int>(std::clamp<std::size_t>(
+        work / kMinBoxesPerThread, 1, static_cast<std::size_t>(max_threads_)));
     results_.resize(static_cast<std::size_t>(threads));
     // Interleaved blocks of boxes per thread: long sweeps (big boxes) are spread out.
     const auto sweep_part = [&](int thread) {
@@ -202,7 +199,8 @@ class CpuSweep final : public SweepBackend {
     };
     {
       std::vector<std::jthread> workers;
-      for (int thread = 1; thread < threads; ++thread) workers.emplace_back(sweep_part, thread);
+      for (int thread = 1; thread < threads; ++thread)
+        workers.emplace_back(sweep_part, thread);
       sweep_part(0);
     }
     pairs_.clear();

@@ -10,11 +10,11 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include "host_boxes.hpp"
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
-#include "host_boxes.hpp"
 #include "rsw/sort/key_mapping.hpp"
 #include "sweep_backend.hpp"
 
@@ -42,8 +42,8 @@ unsigned int blocks_for(std::size_t count) {
   return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
 }
 
-__global__ void build_keys(const float* sweep_min, const std::uint32_t* order,
-                           std::uint32_t* keys, std::uint32_t count) {
+__global__ void build_keys(const float* sweep_min, const std::uint32_t* order, std::uint32_t* keys,
+                           std::uint32_t count) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j < count) keys[j] = sort::ordered_key(sweep_min[order[j]]);
 }
@@ -111,7 +111,8 @@ __device__ CellRange cells_of(const SortedArrays& sorted, const CellGrid& grid, 
 __global__ void count_listings(SortedArrays sorted, CellGrid grid, std::uint32_t count,
                                std::uint32_t* listing_counts) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j < count) listing_counts[j] = sorted.categories[j] == 0 ? 0 : cells_of(sorted, grid, j).size();
+  if (j < count)
+    listing_counts[j] = sorted.categories[j] == 0 ? 0 : cells_of(sorted, grid, j).size();
 }
 
 __global__ void fill_listings(SortedArrays sorted, CellGrid grid, std::uint32_t count,
@@ -132,8 +133,8 @@ __global__ void fill_listings(SortedArrays sorted, CellGrid grid, std::uint32_t 
 // Sweeps listing e forward inside its cell; a pair is reported only in the cell holding
 // (max of the min u, max of the min v), which both boxes cover when they overlap.
 template <class Emit>
-__device__ std::uint32_t sweep_listing(const SortedArrays& sorted, const CellGrid& grid,
-                                       int axis, const Listings& listings, std::uint32_t e,
+__device__ std::uint32_t sweep_listing(const SortedArrays& sorted, const CellGrid& grid, int axis,
+                                       const Listings& listings, std::uint32_t e,
                                        std::uint32_t entries, Emit&& emit) {
   const std::uint32_t cell = listings.cells[e];
   const std::uint32_t i = listings.boxes[e];
@@ -210,13 +211,14 @@ class CudaSweep final : public SweepBackend {
  public:
   CudaSweep() { stream_ = Stream(); }
 
-  void run(const HostBoxes& boxes, int axis, const CellGrid* grid,
-           sort::Algorithm sort_algorithm, BroadPhaseStats& stats) override {
+  void run(const HostBoxes& boxes, int axis, const CellGrid* grid, sort::Algorithm sort_algorithm,
+           BroadPhaseStats& stats) override {
     const auto count = static_cast<std::uint32_t>(boxes.size());
     const StreamHandle stream = stream_.handle();
     if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
       std::vector<std::uint32_t> identity(count);
-      for (std::uint32_t i = 0; i < count; ++i) identity[i] = i;
+      for (std::uint32_t i = 0; i < count; ++i)
+        identity[i] = i;
       order_.upload(identity, stream);
     }
     {
@@ -232,7 +234,7 @@ class CudaSweep final : public SweepBackend {
     if (count > 0) {
       auto timer = profiler_.time("keys", Backend::Cuda, stream);
       build_keys<<<blocks_for(count), kThreads, 0, stream>>>(min_[axis].data(), order_.data(),
-                                                            keys_.data(), count);
+                                                             keys_.data(), count);
       RSW_CUDA_CHECK_LAUNCH("launching build_keys");
     }
     {
@@ -268,9 +270,7 @@ class CudaSweep final : public SweepBackend {
 
   std::span<Pair> pairs() override { return host_pairs_.span(); }
 
-  std::vector<std::uint32_t> export_order() override {
-    return order_.to_vector(stream_.handle());
-  }
+  std::vector<std::uint32_t> export_order() override { return order_.to_vector(stream_.handle()); }
   void import_order(std::vector<std::uint32_t> order) override {
     order_.upload(order, stream_.handle());
   }
@@ -286,8 +286,8 @@ class CudaSweep final : public SweepBackend {
                             DeviceBuffer<std::uint32_t>& offsets, std::uint32_t items,
                             StreamHandle stream) {
     std::size_t scan_bytes = 0;
-    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.data(),
-                                                 offsets.data(), items + 1, stream),
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.data(), offsets.data(),
+                                                 items + 1, stream),
                    "sizing a count scan");
     scan_temp_.resize_discarding(std::max(scan_temp_.size(), scan_bytes));
     RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), scan_bytes, counts.data(),
@@ -324,15 +324,14 @@ class CudaSweep final : public SweepBackend {
                           {max_[0].data(), max_[1].data(), max_[2].data()},
                           categories_.data(),
                           masks_.data()};
-    const SortedArrays sorted{
-        {sorted_min_[0].data(), sorted_min_[1].data(), sorted_min_[2].data()},
-        {sorted_max_[0].data(), sorted_max_[1].data(), sorted_max_[2].data()},
-        sorted_categories_.data(),
-        sorted_masks_.data(),
-        sorted_ids_.data()};
+    const SortedArrays sorted{{sorted_min_[0].data(), sorted_min_[1].data(), sorted_min_[2].data()},
+                              {sorted_max_[0].data(), sorted_max_[1].data(), sorted_max_[2].data()},
+                              sorted_categories_.data(),
+                              sorted_masks_.data(),
+                              sorted_ids_.data()};
     if (count > 0) {
       gather_sorted<<<blocks_for(count), kThreads, 0, stream>>>(boxes, order_.data(), sorted,
-                                                               count);
+                                                                count);
       RSW_CUDA_CHECK_LAUNCH("launching gather_sorted");
     }
 
@@ -343,7 +342,7 @@ class CudaSweep final : public SweepBackend {
       prepare_counts(listing_counts_, listing_offsets_, count, stream);
       if (count > 0) {
         count_listings<<<blocks_for(count), kThreads, 0, stream>>>(sorted, cell_grid, count,
-                                                                  listing_counts_.data());
+                                                                   listing_counts_.data());
         RSW_CUDA_CHECK_LAUNCH("launching count_listings");
       }
       listing_count_ = scan_counts(listing_counts_, listing_offsets_, count, stream);
@@ -355,38 +354,38 @@ class CudaSweep final : public SweepBackend {
             sorted, cell_grid, count, listing_offsets_.data(), listings);
         RSW_CUDA_CHECK_LAUNCH("launching fill_listings");
         // Stable: inside a cell the listings stay in x order.
-        cell_sorter_.sort_pairs(listing_cells_.span(), listing_boxes_.span(),
-                                {.algorithm = sort_algorithm,
-                                 .end_bit = grid->cell_bits(),
-                                 .stream = stream});
+        cell_sorter_.sort_pairs(
+            listing_cells_.span(), listing_boxes_.span(),
+            {.algorithm = sort_algorithm, .end_bit = grid->cell_bits(), .stream = stream});
       }
       items = listing_count_;
     }
 
+    if (grid != nullptr) {
+      count_and_write_pairs<true>(sorted, cell_grid, axis, listings, items, stream);
+    } else {
+      count_and_write_pairs<false>(sorted, cell_grid, axis, listings, items, stream);
+    }
+  }
+
+  // Count pass, scan, then the write pass into a buffer of exactly the counted size: the
+  // pair buffer cannot overflow, so no pair is ever dropped.
+  template <bool kCells>
+  void count_and_write_pairs(const SortedArrays& sorted, const CellGrid& grid, int axis,
+                             const Listings& listings, std::uint32_t items, StreamHandle stream) {
     prepare_counts(pair_counts_, offsets_, items, stream);
     if (items > 0) {
-      if (grid != nullptr) {
-        count_pairs<true><<<blocks_for(items), kThreads, 0, stream>>>(
-            sorted, cell_grid, axis, listings, items, pair_counts_.data(), candidates_.data());
-      } else {
-        count_pairs<false><<<blocks_for(items), kThreads, 0, stream>>>(
-            sorted, cell_grid, axis, listings, items, pair_counts_.data(), candidates_.data());
-      }
+      count_pairs<kCells><<<blocks_for(items), kThreads, 0, stream>>>(
+          sorted, grid, axis, listings, items, pair_counts_.data(), candidates_.data());
       RSW_CUDA_CHECK_LAUNCH("launching the sweep's count pass");
     }
     rsw::detail::copy_device_to_host(host_candidates_.data(), candidates_.data(),
                                      sizeof(unsigned long long), stream);
-    // The pair total sizes the pair buffer exactly: nothing can overflow it.
     pair_count_ = scan_counts(pair_counts_, offsets_, items, stream);
     pairs_.resize_discarding(pair_count_);
     if (pair_count_ > 0) {
-      if (grid != nullptr) {
-        write_pairs<true><<<blocks_for(items), kThreads, 0, stream>>>(
-            sorted, cell_grid, axis, listings, items, offsets_.data(), pairs_.data());
-      } else {
-        write_pairs<false><<<blocks_for(items), kThreads, 0, stream>>>(
-            sorted, cell_grid, axis, listings, items, offsets_.data(), pairs_.data());
-      }
+      write_pairs<kCells><<<blocks_for(items), kThreads, 0, stream>>>(
+          sorted, grid, axis, listings, items, offsets_.data(), pairs_.data());
       RSW_CUDA_CHECK_LAUNCH("launching the sweep's write pass");
     }
   }
@@ -424,6 +423,8 @@ class CudaSweep final : public SweepBackend {
 
 }  // namespace
 
-std::unique_ptr<SweepBackend> make_cuda_sweep() { return std::make_unique<CudaSweep>(); }
+std::unique_ptr<SweepBackend> make_cuda_sweep() {
+  return std::make_unique<CudaSweep>();
+}
 
 }  // namespace rsw::physics::detail

@@ -39,8 +39,8 @@ std::string invalid_reason(const HostBoxes& boxes, std::size_t index) {
              std::to_string(low) + ", max " + std::to_string(high) + ")";
     }
     if (low > high) {
-      return std::string("min > max on ") + kAxisNames[axis] + " (" + std::to_string(low) +
-             " > " + std::to_string(high) + ")";
+      return std::string("min > max on ") + kAxisNames[axis] + " (" + std::to_string(low) + " > " +
+             std::to_string(high) + ")";
     }
   }
   return {};
@@ -63,7 +63,8 @@ std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& 
   if (!filter.masks.empty()) check_sizes(count, {filter.masks.size()}, "masks");
   out.categories.assign(count, kDefaultCategory);
   out.masks.assign(count, kDefaultMask);
-  if (!filter.categories.empty()) out.categories.assign(filter.categories.begin(), filter.categories.end());
+  if (!filter.categories.empty())
+    out.categories.assign(filter.categories.begin(), filter.categories.end());
   if (!filter.masks.empty()) out.masks.assign(filter.masks.begin(), filter.masks.end());
 
   std::size_t excluded = 0;
@@ -150,7 +151,8 @@ int choose_axis(const HostBoxes& boxes, SweepAxis axis) {
 
 int CellGrid::cell_bits() const {
   int bits = 0;
-  while (bits < 32 && (std::uint64_t{1} << bits) < cells()) ++bits;
+  while (bits < 32 && (std::uint64_t{1} << bits) < cells())
+    ++bits;
   return bits;
 }
 
@@ -205,12 +207,15 @@ void sort_pairs_lexicographically(std::vector<Pair>& pairs, sort::Sorter& sorter
   std::vector<std::uint32_t> order(pairs.size());
   std::iota(order.begin(), order.end(), 0u);
   const sort::SortOptions on_cpu{.algorithm = sort::Algorithm::Cpu};
-  for (std::size_t i = 0; i < pairs.size(); ++i) keys[i] = pairs[order[i]].b;
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    keys[i] = pairs[order[i]].b;
   sorter.sort_pairs(keys, order, on_cpu);
-  for (std::size_t i = 0; i < pairs.size(); ++i) keys[i] = pairs[order[i]].a;
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    keys[i] = pairs[order[i]].a;
   sorter.sort_pairs(keys, order, on_cpu);
   std::vector<Pair> sorted(pairs.size());
-  for (std::size_t i = 0; i < pairs.size(); ++i) sorted[i] = pairs[order[i]];
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    sorted[i] = pairs[order[i]];
   pairs.swap(sorted);
 }
 
@@ -221,10 +226,11 @@ void brute_force_pairs(const HostBoxes& boxes, std::vector<Pair>& pairs) {
     for (std::size_t b = a + 1; b < count; ++b) {
       bool overlap = true;
       for (int axis = 0; axis < 3 && overlap; ++axis) {
-        overlap = boxes.min[axis][a] <= boxes.max[axis][b] && boxes.min[axis][b] <= boxes.max[axis][a];
+        overlap =
+            boxes.min[axis][a] <= boxes.max[axis][b] && boxes.min[axis][b] <= boxes.max[axis][a];
       }
-      if (overlap && filters_pass(boxes.categories[a], boxes.masks[a], boxes.categories[b],
-                                  boxes.masks[b])) {
+      if (overlap &&
+          filters_pass(boxes.categories[a], boxes.masks[a], boxes.categories[b], boxes.masks[b])) {
         pairs.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
       }
     }

@@ -45,9 +45,15 @@ struct CellGrid {
 
   std::uint32_t cells() const { return cells_u * cells_v; }
   // constexpr so kernels call them too (--expt-relaxed-constexpr): one grid, host and device.
-  constexpr std::uint32_t cell_u(float u) const { return index(u, origin_u, inverse_cell_u, cells_u); }
-  constexpr std::uint32_t cell_v(float v) const { return index(v, origin_v, inverse_cell_v, cells_v); }
-  constexpr std::uint32_t cell_id(std::uint32_t u, std::uint32_t v) const { return u * cells_v + v; }
+  constexpr std::uint32_t cell_u(float u) const {
+    return index(u, origin_u, inverse_cell_u, cells_u);
+  }
+  constexpr std::uint32_t cell_v(float v) const {
+    return index(v, origin_v, inverse_cell_v, cells_v);
+  }
+  constexpr std::uint32_t cell_id(std::uint32_t u, std::uint32_t v) const {
+    return u * cells_v + v;
+  }
 
   static constexpr std::uint32_t index(float coordinate, float origin, float inverse,
                                        std::uint32_t cells) {

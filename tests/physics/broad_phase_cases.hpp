@@ -19,10 +19,11 @@ rsw::Backend tested_backend();
 /// Skips the test when tested_backend() cannot run here.
 void require_tested_backend();
 
-inline std::uint32_t fresh_box_seed() { return std::random_device{}(); }
+inline std::uint32_t fresh_box_seed() {
+  return std::random_device{}();
+}
 
-class BroadPhaseAgreement
-    : public ::testing::TestWithParam<std::tuple<std::size_t, BoxScene>> {
+class BroadPhaseAgreement : public ::testing::TestWithParam<std::tuple<std::size_t, BoxScene>> {
  protected:
   void SetUp() override { require_tested_backend(); }
 };
@@ -50,8 +51,10 @@ TEST_P(BroadPhaseAgreement, SameSetAsBruteForce) {
   }
 }
 
-inline auto scene_test_name(const ::testing::TestParamInfo<std::tuple<std::size_t, BoxScene>>& param_info) {
-  return to_string(std::get<1>(param_info.param)) + "_" + std::to_string(std::get<0>(param_info.param));
+inline auto scene_test_name(
+    const ::testing::TestParamInfo<std::tuple<std::size_t, BoxScene>>& param_info) {
+  return to_string(std::get<1>(param_info.param)) + "_" +
+         std::to_string(std::get<0>(param_info.param));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -125,8 +128,8 @@ TEST_F(BroadPhaseCases, LargestVarianceFindsTheLongAxis) {
     const auto z = static_cast<float>(i);  // spread along z
     boxes.push_back({{0, 0, z}, {1, 1, z + 1.5f}});
   }
-  physics::BroadPhase broad_phase({.backend = tested_backend(),
-                                   .axis = physics::SweepAxis::LargestVariance});
+  physics::BroadPhase broad_phase(
+      {.backend = tested_backend(), .axis = physics::SweepAxis::LargestVariance});
   broad_phase.update(boxes);
   EXPECT_EQ(broad_phase.stats().sweep_axis, 2);
   EXPECT_EQ(broad_phase.find_pairs().size(), 999u);
@@ -234,8 +237,8 @@ TEST_F(BroadPhaseCases, InvalidBoxesCanBeExcluded) {
   boxes[5].min.x = nan;
   boxes[6].max.y = -1e30f;  // min > max
   boxes[7].max.z = std::numeric_limits<float>::infinity();
-  physics::BroadPhase broad_phase({.backend = tested_backend(),
-                                   .invalid_boxes = physics::InvalidBoxes::Exclude});
+  physics::BroadPhase broad_phase(
+      {.backend = tested_backend(), .invalid_boxes = physics::InvalidBoxes::Exclude});
   broad_phase.update(boxes);
   EXPECT_EQ(broad_phase.stats().excluded_boxes, 3u);
   for (const physics::Pair& pair : broad_phase.find_pairs()) {
@@ -275,7 +278,8 @@ TEST_F(BroadPhaseCases, ArraysAndBoxesGiveTheSamePairs) {
     arrays[5].push_back(box.max.z);
   }
   physics::BroadPhase broad_phase({.backend = tested_backend()});
-  broad_phase.update(physics::AabbArrays{arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5]});
+  broad_phase.update(
+      physics::AabbArrays{arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5]});
   EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
 }
 

@@ -30,7 +30,8 @@ inline ::testing::AssertionResult same_pair_set(const std::vector<physics::Pair>
                                                 physics::PairView actual) {
   for (const physics::Pair& pair : actual) {
     if (pair.a >= pair.b) {
-      return ::testing::AssertionFailure() << "pair (" << pair.a << ", " << pair.b << ") has a >= b";
+      return ::testing::AssertionFailure()
+             << "pair (" << pair.a << ", " << pair.b << ") has a >= b";
     }
   }
   const std::vector<physics::Pair> got = sorted_copy(actual);
@@ -45,7 +46,8 @@ inline ::testing::AssertionResult same_pair_set(const std::vector<physics::Pair>
   auto failure = ::testing::AssertionFailure();
   failure << got.size() << " pairs, expected " << expected.size() << "; " << missing.size()
           << " missing, " << extra.size() << " extra";
-  if (!missing.empty()) failure << "; first missing (" << missing[0].a << ", " << missing[0].b << ")";
+  if (!missing.empty())
+    failure << "; first missing (" << missing[0].a << ", " << missing[0].b << ")";
   if (!extra.empty()) failure << "; first extra (" << extra[0].a << ", " << extra[0].b << ")";
   return failure;
 }

@@ -6,7 +6,9 @@
 
 namespace rsw::test {
 
-rsw::Backend tested_backend() { return rsw::Backend::Cuda; }
+rsw::Backend tested_backend() {
+  return rsw::Backend::Cuda;
+}
 void require_tested_backend() {
   if (!cuda_runtime_info().available()) {
     GTEST_SKIP() << "no CUDA device: " << cuda_runtime_info().unavailable_reason;

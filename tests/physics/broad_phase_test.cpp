@@ -7,7 +7,9 @@
 
 namespace rsw::test {
 
-rsw::Backend tested_backend() { return rsw::Backend::Cpu; }
+rsw::Backend tested_backend() {
+  return rsw::Backend::Cpu;
+}
 void require_tested_backend() {}
 
 }  // namespace rsw::test
@@ -31,7 +33,8 @@ TEST(BroadPhaseApi, TheReadmeSnippetWorks) {
 TEST(BroadPhaseApi, BruteForceIsTheOracle) {
   using namespace rsw::physics;
   BroadPhase oracle({.brute_force = true});
-  oracle.update(std::vector<Aabb>{{{0, 0, 0}, {1, 1, 1}}, {{2, 2, 2}, {3, 3, 3}}, {{0.5f, 0.5f, 0.5f}, {2, 2, 2}}});
+  oracle.update(std::vector<Aabb>{
+      {{0, 0, 0}, {1, 1, 1}}, {{2, 2, 2}, {3, 3, 3}}, {{0.5f, 0.5f, 0.5f}, {2, 2, 2}}});
   const auto pairs = oracle.find_pairs();
   ASSERT_EQ(pairs.size(), 2u);
   EXPECT_EQ(pairs[0], (Pair{0, 2}));

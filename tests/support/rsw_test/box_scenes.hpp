@@ -14,12 +14,12 @@
 namespace rsw::test {
 
 enum class BoxScene {
-  Uniform,     // cubes of one size, uniform in a box sized for ~`pairs_per_box` pairs per box
-  Clustered,   // Gaussian clusters
-  Mixed,       // uniform, with 0.1% of the boxes 10-100x larger
-  GiantBox,    // uniform plus one box over everything
-  TouchingGrid,// unit cubes on an integer grid: neighbours touch exactly (closed intervals)
-  Degenerate,  // zero-size boxes and exact duplicates
+  Uniform,       // cubes of one size, uniform in a box sized for ~`pairs_per_box` pairs per box
+  Clustered,     // Gaussian clusters
+  Mixed,         // uniform, with 0.1% of the boxes 10-100x larger
+  GiantBox,      // uniform plus one box over everything
+  TouchingGrid,  // unit cubes on an integer grid: neighbours touch exactly (closed intervals)
+  Degenerate,    // zero-size boxes and exact duplicates
 };
 
 inline std::string to_string(BoxScene scene) {
@@ -37,8 +37,8 @@ inline std::string to_string(BoxScene scene) {
 /// `count` boxes of `scene`. Uniform-style scenes place cubes of side 1 in a cube whose side
 /// gives about `pairs_per_box` overlapping pairs per box (a cube of side 1 overlaps another
 /// whose centre lies within a cube of side 2: expected pairs per box = 8 n / (2 V)).
-inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene,
-                                             std::uint32_t seed, double pairs_per_box = 5.0) {
+inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, std::uint32_t seed,
+                                             double pairs_per_box = 5.0) {
   std::mt19937 generator(seed);
   const double volume = 8.0 * static_cast<double>(count) / (2.0 * std::max(pairs_per_box, 0.01));
   const float side = static_cast<float>(std::cbrt(std::max(volume, 1.0)));
@@ -51,7 +51,8 @@ inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene,
     case BoxScene::Uniform:
     case BoxScene::Mixed:
     case BoxScene::GiantBox:
-      for (auto& box : boxes) box = cube(position(generator), position(generator), position(generator), 1.0f);
+      for (auto& box : boxes)
+        box = cube(position(generator), position(generator), position(generator), 1.0f);
       if (scene == BoxScene::Mixed) {
         std::uniform_real_distribution<float> scale(10.0f, 100.0f);
         for (std::size_t i = 0; i < count; i += 1000) {
@@ -65,15 +66,18 @@ inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene,
     case BoxScene::Clustered: {
       std::normal_distribution<float> spread(0.0f, side / 20.0f);
       std::vector<physics::Vec3> centres(8);
-      for (auto& centre : centres) centre = {position(generator), position(generator), position(generator)};
+      for (auto& centre : centres)
+        centre = {position(generator), position(generator), position(generator)};
       for (std::size_t i = 0; i < count; ++i) {
         const physics::Vec3& c = centres[i % centres.size()];
-        boxes[i] = cube(c.x + spread(generator), c.y + spread(generator), c.z + spread(generator), 1.0f);
+        boxes[i] =
+            cube(c.x + spread(generator), c.y + spread(generator), c.z + spread(generator), 1.0f);
       }
       break;
     }
     case BoxScene::TouchingGrid: {
-      const auto per_side = static_cast<std::size_t>(std::ceil(std::cbrt(static_cast<double>(count))));
+      const auto per_side =
+          static_cast<std::size_t>(std::ceil(std::cbrt(static_cast<double>(count))));
       for (std::size_t i = 0; i < count; ++i) {
         const auto x = static_cast<float>(i % per_side);
         const auto y = static_cast<float>(i / per_side % per_side);

@@ -213,7 +213,7 @@ class PinnedBuffer {
       if (pinned_) {
         detail::pinned_free(data_);
       } else {
-        ::operator delete(data_, std::align_val_t{kAlignment});
+        ::operator delete (data_, std::align_val_t{kAlignment});
       }
     }
     data_ = nullptr;
@@ -227,7 +227,7 @@ class PinnedBuffer {
     const std::size_t bytes = detail::checked_bytes(capacity, sizeof(T));
     void* memory = detail::pinned_allocate(bytes);
     pinned_ = memory != nullptr;
-    if (!pinned_) memory = ::operator new(bytes, std::align_val_t{kAlignment});
+    if (!pinned_) memory = ::operator new (bytes, std::align_val_t{kAlignment});
     data_ = static_cast<T*>(memory);
     capacity_ = capacity;
   }

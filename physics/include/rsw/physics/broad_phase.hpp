@@ -30,7 +30,7 @@ namespace rsw::physics {
 
 /// The axis boxes are sorted and swept along.
 enum class SweepAxis {
-  X,                ///< as in the paper
+  X,  ///< as in the paper
   Y,
   Z,
   LargestVariance,  ///< the axis along which box centres spread most, chosen each frame
@@ -76,14 +76,14 @@ struct BroadPhaseStats {
   std::size_t cells = 0;           ///< grid cells (SweepMode::Cells), 0 otherwise
   std::size_t cell_entries = 0;    ///< (box, cell) listings: boxes spanning cells count twice
   std::size_t pairs = 0;
-  int sweep_axis = 0;              ///< 0 = x, 1 = y, 2 = z
-  sort::SortStats sort;            ///< passes run and skipped, early exit
-  double upload_ms = 0;            ///< host boxes to the device
-  double keys_ms = 0;              ///< validation and sort keys in last frame's order
+  int sweep_axis = 0;    ///< 0 = x, 1 = y, 2 = z
+  sort::SortStats sort;  ///< passes run and skipped, early exit
+  double upload_ms = 0;  ///< host boxes to the device
+  double keys_ms = 0;    ///< validation and sort keys in last frame's order
   double sort_ms = 0;
-  double sweep_ms = 0;             ///< gather, count, scan and write the pairs
-  double download_ms = 0;          ///< pairs to the host
-  double total_ms = 0;             ///< the whole of update() + find_pairs(), host clock
+  double sweep_ms = 0;     ///< gather, count, scan and write the pairs
+  double download_ms = 0;  ///< pairs to the host
+  double total_ms = 0;     ///< the whole of update() + find_pairs(), host clock
 };
 
 /// The pairs of the last frame, in host memory; valid until the next update().
