@@ -299,13 +299,14 @@ class CudaSweep final : public SweepBackend {
     return host_total_[0];
   }
 
-  // Sizes a count buffer for `items` counts plus the 0 the scan's total lands on.
+  // Sizes a count buffer for `items` counts plus the 0 the scan's total lands on. The count
+  // kernels write every other entry, so only that last one is cleared.
   static void prepare_counts(DeviceBuffer<std::uint32_t>& counts,
                              DeviceBuffer<std::uint32_t>& offsets, std::uint32_t items,
                              StreamHandle stream) {
     counts.resize_discarding(std::size_t{items} + 1);
     offsets.resize_discarding(std::size_t{items} + 1);
-    counts.fill_zero(stream);
+    rsw::detail::fill_bytes_zero(counts.data() + items, sizeof(std::uint32_t), stream);
   }
 
   void sweep(std::uint32_t count, int axis, const CellGrid* grid, sort::Algorithm sort_algorithm,

@@ -16,18 +16,15 @@ constexpr int kMaxPasses = 4;
 
 using Histogram = std::array<std::size_t, kBuckets>;
 
-struct Pass {
-  int shift;
-  std::uint32_t mask;  // digit mask after shifting: 0xFF, or fewer bits for the last pass
-};
-
-std::vector<Pass> passes_for(int begin_bit, int end_bit) {
-  std::vector<Pass> passes;
+// The digit mask of each pass over [begin_bit, end_bit): 0xFF, or fewer bits for the last.
+// Pass p reads bits begin_bit + 8 p upwards.
+std::vector<std::uint32_t> digit_masks_for(int begin_bit, int end_bit) {
+  std::vector<std::uint32_t> masks;
   for (int shift = begin_bit; shift < end_bit; shift += kDigitBits) {
     const int bits = std::min(kDigitBits, end_bit - shift);
-    passes.push_back({shift, (1u << bits) - 1});
+    masks.push_back((1u << bits) - 1);
   }
-  return passes;
+  return masks;
 }
 
 // Runs fn(thread_index) on `threads` threads (the caller is thread 0) and waits for all.
@@ -132,7 +129,7 @@ void counts_to_offsets(std::vector<Histogram>& chunk_counts) {
 template <bool kDescending, bool kWithValues>
 int run_passes(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
                std::span<std::uint32_t> alternate_keys, std::span<std::uint32_t> alternate_values,
-               const std::vector<Pass>& passes, int begin_bit, std::uint32_t order_mask,
+               const std::vector<std::uint32_t>& passes, int begin_bit, std::uint32_t order_mask,
                const std::array<Histogram, kMaxPasses>& totals, int threads) {
   const std::size_t count = keys.size();
   std::span<std::uint32_t> source_keys = keys;
@@ -145,13 +142,12 @@ int run_passes(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
     const Histogram& total = totals[pass];
     if (std::ranges::find(total, count) != total.end()) continue;  // one digit for all keys
     const DigitOf<kDescending> digit_of{begin_bit, order_mask, static_cast<int>(8 * pass),
-                                        passes[pass].mask};
+                                        passes[pass]};
     const PassBuffers buffers{source_keys, source_values, target_keys, target_values};
     if (threads == 1) {
       chunk_counts[0] = total;
       if constexpr (kDescending)
-        std::ranges::reverse(chunk_counts[0].begin(),
-                             chunk_counts[0].begin() + passes[pass].mask + 1);
+        std::ranges::reverse(chunk_counts[0].begin(), chunk_counts[0].begin() + passes[pass] + 1);
       counts_to_offsets(chunk_counts);
       scatter_chunk<kDescending, kWithValues>(buffers, {0, count}, digit_of, chunk_counts[0]);
     } else {
@@ -195,7 +191,7 @@ std::size_t CpuRadixSorter::temp_bytes() const noexcept {
 
 CpuRadixResult CpuRadixSorter::sort(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
                                     int begin_bit, int end_bit, Order order) {
-  const std::vector<Pass> passes = passes_for(begin_bit, end_bit);
+  const std::vector<std::uint32_t> passes = digit_masks_for(begin_bit, end_bit);
   CpuRadixResult result{.passes_total = static_cast<int>(passes.size())};
   const std::size_t count = keys.size();
   if (count <= 1 || passes.empty()) {

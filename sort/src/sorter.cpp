@@ -76,8 +76,8 @@ struct Sorter::Impl {
   std::vector<std::uint32_t> host_keys;
   std::vector<std::uint32_t> host_values;
 
-  detail::GpuSorter& gpu(Algorithm algorithm) {
-    (void)algorithm;  // one GPU algorithm so far
+  // The GPU sorter; the four-way sort is the one GPU algorithm so far.
+  detail::GpuSorter& gpu() {
     if (!four_way) four_way = detail::make_four_way_sorter();
     return *four_way;
   }
@@ -101,9 +101,9 @@ struct Sorter::Impl {
     last_gpu = nullptr;
   }
 
-  void sort_on_gpu(Algorithm algorithm, std::uint32_t* keys, std::uint32_t* values,
-                   std::size_t count, const SortOptions& options) {
-    detail::GpuSorter& sorter = gpu(algorithm);
+  void sort_on_gpu(std::uint32_t* keys, std::uint32_t* values, std::size_t count,
+                   const SortOptions& options) {
+    detail::GpuSorter& sorter = gpu();
     sorter.sort({.keys = keys,
                  .values = values,
                  .count = count,
@@ -121,8 +121,8 @@ struct Sorter::Impl {
     if (algorithm == Algorithm::Cpu) return sort_on_cpu(keys, values, options);
     device_keys.upload(keys, options.stream);
     if (with_values) device_values.upload(values, options.stream);
-    sort_on_gpu(algorithm, device_keys.data(), with_values ? device_values.data() : nullptr,
-                keys.size(), options);
+    sort_on_gpu(device_keys.data(), with_values ? device_values.data() : nullptr, keys.size(),
+                options);
     device_keys.download(keys, options.stream);
     if (with_values) device_values.download(values, options.stream);
   }
@@ -132,8 +132,7 @@ struct Sorter::Impl {
     validate(keys.size, values.size, with_values, options);
     const Algorithm algorithm = resolve(options.algorithm, keys.size);
     if (algorithm != Algorithm::Cpu) {
-      return sort_on_gpu(algorithm, keys.data, with_values ? values.data : nullptr, keys.size,
-                         options);
+      return sort_on_gpu(keys.data, with_values ? values.data : nullptr, keys.size, options);
     }
     host_keys.resize(keys.size);
     rsw::detail::copy_device_to_host(host_keys.data(), keys.data, keys.size_bytes(),

@@ -135,7 +135,7 @@ struct GraphShape {
   bool with_values;
   std::uint32_t num_tiles;
   unsigned int check_blocks;
-  auto operator<=>(const GraphShape&) const = default;
+  bool operator==(const GraphShape&) const = default;
 };
 
 // [SECTION] FourWaySorter
