@@ -1,8 +1,11 @@
 #include "broadphase_bench.hpp"
 
+#include <array>
+#include <optional>
 #include <random>
 
 #include "box_files.hpp"
+#include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/text.hpp"
@@ -29,12 +32,41 @@ struct Input {
 };
 
 // The stages of BroadPhaseStats, as they go into the profiler and the row.
-constexpr std::string_view kStages[] = {"upload", "keys", "sort", "sweep", "download", "total"};
+constexpr std::string_view kStages[] = {"upload", "keys",     "sort", "sweep",
+                                        "filter", "download", "total"};
 
-Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode,
+// The boxes as six device arrays, refreshed each frame outside the timed region: what a
+// simulation whose bodies live on the GPU hands the broad phase.
+class DeviceInput {
+ public:
+  void upload(const std::vector<physics::Aabb>& boxes) {
+    for (auto& array : host_)
+      array.clear();
+    for (const physics::Aabb& box : boxes) {
+      const float values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
+      for (int k = 0; k < 6; ++k)
+        host_[k].push_back(values[k]);
+    }
+    for (int k = 0; k < 6; ++k)
+      device_[k].upload(host_[k]);
+    synchronize(nullptr);
+  }
+  physics::DeviceAabbArrays view() const {
+    return {device_[0].span(), device_[1].span(), device_[2].span(),
+            device_[3].span(), device_[4].span(), device_[5].span()};
+  }
+
+ private:
+  std::array<std::vector<float>, 6> host_;
+  std::array<DeviceBuffer<float>, 6> device_;
+};
+
+Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode, bool on_device,
                const BroadPhaseBenchOptions& options, bool write_pairs) {
   physics::BroadPhase broad_phase({.backend = backend, .mode = mode});
   std::vector<physics::Aabb> boxes = input.boxes;
+  std::optional<DeviceInput> device_input;
+  if (on_device) device_input.emplace();
   std::mt19937 generator(std::random_device{}());
   StageProfiler profiler({.history_frames = options.frames});
   physics::BroadPhaseStats last;
@@ -43,10 +75,17 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
     if (frame == options.warmup) profiler.reset();
     if (options.motion > 0 && frame > 0)
       test::jitter(boxes, options.motion, static_cast<std::uint32_t>(generator()));
-    broad_phase.update(boxes);
+    if (on_device) {
+      device_input->upload(boxes);
+      broad_phase.update(device_input->view());
+      broad_phase.find_pairs_device();
+    } else {
+      broad_phase.update(boxes);
+      broad_phase.find_pairs();
+    }
     last = broad_phase.stats();
-    const double times[] = {last.upload_ms, last.keys_ms,     last.sort_ms,
-                            last.sweep_ms,  last.download_ms, last.total_ms};
+    const double times[] = {last.upload_ms, last.keys_ms,     last.sort_ms, last.sweep_ms,
+                            last.filter_ms, last.download_ms, last.total_ms};
     for (std::size_t stage = 0; stage < std::size(kStages); ++stage) {
       profiler.add_sample(kStages[stage], times[stage], backend);
     }
@@ -99,15 +138,22 @@ void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report)
       const physics::SweepMode mode =
           mode_name == "cells" ? physics::SweepMode::Cells : physics::SweepMode::AxisSweep;
       for (const std::string& backend_name : options.backends) {
-        const rsw::Backend backend = parse_backend(backend_name);
-        Row row = run_frames(input, backend, mode, options, !pairs_written);
-        pairs_written = true;
-        row.bench = "broad";
-        row.algo = std::string(to_string(backend));
-        row.n = input.boxes.size();
-        row.dist = input.name;
-        row.mode = mode_name;
-        report.add(std::move(row));
+        for (const std::string& input_name : options.inputs) {
+          if (input_name != "host" && input_name != "device") {
+            throw Error(ErrorKind::InvalidArgument,
+                        "unknown input '" + input_name + "' (host, device)");
+          }
+          const rsw::Backend backend = parse_backend(backend_name);
+          Row row =
+              run_frames(input, backend, mode, input_name == "device", options, !pairs_written);
+          pairs_written = true;
+          row.bench = "broad";
+          row.algo = std::string(to_string(backend)) + (input_name == "device" ? "-device" : "");
+          row.n = input.boxes.size();
+          row.dist = input.name;
+          row.mode = mode_name;
+          report.add(std::move(row));
+        }
       }
     }
   }

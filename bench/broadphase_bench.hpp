@@ -16,6 +16,7 @@ struct BroadPhaseBenchOptions {
       scenes;  ///< uniform, clustered, mixed, giantbox, touchinggrid, degenerate
   std::vector<std::string> backends;  ///< cpu, cuda
   std::vector<std::string> modes;     ///< cells, xsweep
+  std::vector<std::string> inputs = {"host"};  ///< host, device (boxes and pairs stay there)
   std::string boxes_file;             ///< CSV boxes instead of scenes (sizes and scenes ignored)
   std::string pairs_file;             ///< write the last frame's pairs of the first backend here
   double pairs_per_box = 5.0;         ///< density of the generated scenes

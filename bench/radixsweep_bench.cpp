@@ -126,6 +126,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cells", "xsweep"}))
       ->capture_default_str();
   broadphase
+      ->add_option("--input", broadphase_options.inputs,
+                   "host (boxes from host memory, pairs back to it), device (device arrays in, "
+                   "device pairs out: the GPU-resident frame)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"host", "device"}))
+      ->capture_default_str();
+  broadphase
       ->add_option("--boxes", broadphase_options.boxes_file,
                    "CSV of boxes (min_x,min_y,min_z,max_x,max_y,max_z per line) instead "
                    "of a scene")

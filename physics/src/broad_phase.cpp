@@ -9,16 +9,29 @@
 #include "sweep_backend.hpp"
 
 namespace rsw::physics {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+}  // namespace
 
 struct BroadPhase::Impl {
   BroadPhaseOptions options;
-  detail::HostBoxes boxes;
   std::unique_ptr<detail::SweepBackend> sweep;
   rsw::Backend sweep_backend = rsw::Backend::Auto;  // which kind `sweep` is
-  std::vector<Pair> pairs;  // brute force or sorted pairs; otherwise the backend's own
-  PairView result;
-  sort::Sorter pair_sorter;
   BroadPhaseStats stats;
+  bool have_frame = false;
+  std::optional<PairView> host_pairs;  // fetched from the backend on first find_pairs()
+
+  // Brute force: the oracle keeps its own boxes and pairs, on the host.
+  detail::HostBoxes oracle_boxes;
+  std::vector<Pair> oracle_pairs;
+  sort::Sorter oracle_sorter;
+  DeviceBuffer<Pair> oracle_device_pairs;
 
   // The backend the options ask for; the sorted order moves over when it changes.
   detail::SweepBackend& backend_for(rsw::Backend wanted) {
@@ -31,32 +44,54 @@ struct BroadPhase::Impl {
     return *sweep;
   }
 
-  void run_frame(std::size_t excluded, std::chrono::steady_clock::time_point start) {
-    stats = BroadPhaseStats{.boxes = boxes.size(), .excluded_boxes = excluded};
+  void run_frame(const detail::BoxSource& source) {
+    const Clock::time_point start = Clock::now();
+    have_frame = false;
+    host_pairs.reset();
+    stats = BroadPhaseStats{.boxes = source.count};
     if (options.brute_force) {
+      stats.excluded_boxes = detail::load_boxes(source, options.invalid_boxes, oracle_boxes);
+      detail::brute_force_pairs(oracle_boxes, oracle_pairs);
+      if (options.sorted_pairs) detail::sort_pairs_lexicographically(oracle_pairs, oracle_sorter);
+      oracle_device_pairs.clear();
       stats.backend = rsw::Backend::Cpu;
-      detail::brute_force_pairs(boxes, pairs);
-      stats.pairs = pairs.size();
-      result = pairs;
+      stats.pairs = oracle_pairs.size();
     } else {
       const rsw::Backend backend = resolve_backend(options.backend);
-      const int axis = detail::choose_axis(boxes, options.axis);
       detail::SweepBackend& sweeper = backend_for(backend);
-      std::optional<detail::CellGrid> grid;
-      if (options.mode == SweepMode::Cells) grid = detail::choose_grid(boxes, axis);
-      sweeper.run(boxes, axis, grid ? &*grid : nullptr,
-                  detail::sort_for_backend(options.sort, backend), stats);
+      sweeper.run(source,
+                  {.axis = options.axis,
+                   .mode = options.mode,
+                   .invalid_boxes = options.invalid_boxes,
+                   .sort = detail::sort_for_backend(options.sort, backend),
+                   .sorted_pairs = options.sorted_pairs,
+                   .stream = options.stream},
+                  stats);
       stats.backend = backend;
-      stats.sweep_axis = axis;
-      result = sweeper.pairs();
     }
-    if (options.sorted_pairs) {
-      if (result.data() != pairs.data()) pairs.assign(result.begin(), result.end());
-      detail::sort_pairs_lexicographically(pairs, pair_sorter);
-      result = pairs;
+    stats.total_ms = ms_since(start);
+    have_frame = true;
+  }
+
+  PairView find_pairs() {
+    if (!have_frame) return {};
+    if (options.brute_force) return oracle_pairs;
+    if (!host_pairs) {
+      const Clock::time_point start = Clock::now();
+      host_pairs = sweep->host_pairs(stats);
+      stats.total_ms += ms_since(start);
     }
-    stats.total_ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return *host_pairs;
+  }
+
+  DevicePairView find_pairs_device() {
+    if (!have_frame) return {};
+    if (!options.brute_force) return sweep->device_pairs();
+    if (oracle_device_pairs.size() != oracle_pairs.size()) {
+      oracle_device_pairs.upload(oracle_pairs);
+      synchronize(nullptr);
+    }
+    return oracle_device_pairs.span();
   }
 };
 
@@ -68,23 +103,54 @@ BroadPhase::BroadPhase(BroadPhase&&) noexcept = default;
 BroadPhase& BroadPhase::operator=(BroadPhase&&) noexcept = default;
 
 void BroadPhase::update(std::span<const Aabb> boxes, FilterArrays filter) {
-  const auto start = std::chrono::steady_clock::now();
-  impl_->result = {};
-  const std::size_t excluded =
-      detail::load_boxes(boxes, filter, impl_->options.invalid_boxes, impl_->boxes);
-  impl_->run_frame(excluded, start);
+  const std::size_t count = boxes.size();
+  detail::check_sizes(count, {}, "boxes");
+  if (!filter.categories.empty())
+    detail::check_sizes(count, {filter.categories.size()}, "categories");
+  if (!filter.masks.empty()) detail::check_sizes(count, {filter.masks.size()}, "masks");
+  impl_->run_frame({.form = detail::BoxSource::Form::HostAos,
+                    .count = count,
+                    .host_aos = boxes,
+                    .host_filter = filter});
 }
 
 void BroadPhase::update(const AabbArrays& boxes, FilterArrays filter) {
-  const auto start = std::chrono::steady_clock::now();
-  impl_->result = {};
-  const std::size_t excluded =
-      detail::load_boxes(boxes, filter, impl_->options.invalid_boxes, impl_->boxes);
-  impl_->run_frame(excluded, start);
+  const std::size_t count = boxes.min_x.size();
+  detail::check_sizes(count,
+                      {boxes.min_y.size(), boxes.min_z.size(), boxes.max_x.size(),
+                       boxes.max_y.size(), boxes.max_z.size()},
+                      "AabbArrays");
+  if (!filter.categories.empty())
+    detail::check_sizes(count, {filter.categories.size()}, "categories");
+  if (!filter.masks.empty()) detail::check_sizes(count, {filter.masks.size()}, "masks");
+  impl_->run_frame({.form = detail::BoxSource::Form::HostSoa,
+                    .count = count,
+                    .host_soa = boxes,
+                    .host_filter = filter});
+}
+
+void BroadPhase::update(const DeviceAabbArrays& boxes, DeviceFilterArrays filter) {
+  const std::size_t count = boxes.min_x.size;
+  detail::check_sizes(
+      count,
+      {boxes.min_y.size, boxes.min_z.size, boxes.max_x.size, boxes.max_y.size, boxes.max_z.size},
+      "DeviceAabbArrays");
+  if (!filter.categories.empty())
+    detail::check_sizes(count, {filter.categories.size}, "categories");
+  if (!filter.masks.empty()) detail::check_sizes(count, {filter.masks.size}, "masks");
+  impl_->run_frame({.form = detail::BoxSource::Form::Device,
+                    .count = count,
+                    .device = boxes,
+                    .device_filter = filter,
+                    .stream = impl_->options.stream});
 }
 
 PairView BroadPhase::find_pairs() {
-  return impl_->result;
+  return impl_->find_pairs();
+}
+
+DevicePairView BroadPhase::find_pairs_device() {
+  return impl_->find_pairs_device();
 }
 
 const BroadPhaseStats& BroadPhase::stats() const noexcept {

@@ -5,6 +5,8 @@
 #include <numeric>
 #include <thread>
 
+#include "frame_plan.hpp"
+#include "host_boxes.hpp"
 #include "rsw/sort/key_mapping.hpp"
 #include "sweep_backend.hpp"
 
@@ -147,8 +149,38 @@ class CpuSweep final : public SweepBackend {
                                  : std::clamp(static_cast<int>(std::thread::hardware_concurrency()),
                                               1, 16)) {}
 
-  void run(const HostBoxes& boxes, int axis, const CellGrid* grid, sort::Algorithm sort_algorithm,
-           BroadPhaseStats& stats) override {
+  void run(const BoxSource& source, const FrameRequest& request, BroadPhaseStats& stats) override {
+    const Clock::time_point start = Clock::now();
+    stats.excluded_boxes = load_boxes(source, request.invalid_boxes, boxes_);
+    const FramePlan plan = plan_frame(summarize(boxes_), request.axis, request.mode);
+    const double load_ms = ms_since(start);
+    stats.sweep_axis = plan.axis;
+    const CellGrid* grid = request.mode == SweepMode::Cells ? &plan.grid : nullptr;
+    sweep(boxes_, plan.axis, grid, request.sort, stats);
+    stats.keys_ms += load_ms;  // validation and the plan count with the keys
+    if (request.sorted_pairs) {
+      const Clock::time_point sort_start = Clock::now();
+      sort_pairs_lexicographically(pairs_, pair_sorter_);
+      stats.sweep_ms += ms_since(sort_start);
+    }
+    device_pairs_valid_ = false;
+  }
+
+  std::span<const Pair> host_pairs(BroadPhaseStats&) override { return pairs_; }
+  DeviceSpan<const Pair> device_pairs() override {
+    if (!device_pairs_valid_) {
+      device_pairs_.upload(pairs_);
+      synchronize(nullptr);
+      device_pairs_valid_ = true;
+    }
+    return device_pairs_.span();
+  }
+  std::vector<std::uint32_t> export_order() override { return order_; }
+  void import_order(std::vector<std::uint32_t> order) override { order_ = std::move(order); }
+
+ private:
+  void sweep(const HostBoxes& boxes, int axis, const CellGrid* grid, sort::Algorithm sort_algorithm,
+             BroadPhaseStats& stats) {
     const std::size_t count = boxes.size();
     if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
       order_.resize(count);
@@ -213,12 +245,11 @@ class CpuSweep final : public SweepBackend {
     stats.sweep_ms = ms_since(start);
   }
 
-  std::span<Pair> pairs() override { return pairs_; }
-  std::vector<std::uint32_t> export_order() override { return order_; }
-  void import_order(std::vector<std::uint32_t> order) override { order_ = std::move(order); }
-
- private:
   int max_threads_;
+  HostBoxes boxes_;
+  sort::Sorter pair_sorter_;
+  DeviceBuffer<Pair> device_pairs_;
+  bool device_pairs_valid_ = false;
   sort::Sorter sorter_;
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> keys_;

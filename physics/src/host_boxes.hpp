@@ -1,15 +1,19 @@
-// Boxes on the host as the broad phase keeps them: structure-of-arrays with the effective
-// filter bits (invalid boxes excluded by a category of 0), plus the helpers every backend
-// shares: validation, axis choice, pair ordering.
+// Boxes on the host as the CPU backends keep them: structure-of-arrays with the effective
+// filter bits (invalid boxes excluded by a category of 0), plus the host helpers: loading and
+// validation, the summary a frame plan is made from, pair ordering, brute force.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <vector>
 
+#include "frame_plan.hpp"
 #include "rsw/physics/aabb.hpp"
 #include "rsw/physics/broad_phase.hpp"
+#include "sweep_backend.hpp"
 
 namespace rsw::physics::detail {
 
@@ -22,53 +26,20 @@ struct HostBoxes {
   std::size_t size() const noexcept { return min[0].size(); }
 };
 
-/// Copies boxes and filter bits into `out`, checking them. Returns the number of boxes
-/// excluded; with InvalidBoxes::Reject the first invalid box throws rsw::Error naming it.
-std::size_t load_boxes(std::span<const Aabb> boxes, FilterArrays filter, InvalidBoxes policy,
-                       HostBoxes& out);
-std::size_t load_boxes(const AabbArrays& boxes, FilterArrays filter, InvalidBoxes policy,
-                       HostBoxes& out);
+/// Throws rsw::Error(InvalidArgument) unless every entry of `sizes` equals `count` and
+/// `count` boxes can be indexed with 32 bits. `what` names the arrays in the message.
+void check_sizes(std::size_t count, std::initializer_list<std::size_t> sizes, const char* what);
 
-/// 0, 1 or 2: the requested axis, or the one along which box centres vary most.
-int choose_axis(const HostBoxes& boxes, SweepAxis axis);
+/// Copies a frame's boxes and filter bits into `out` (downloading device arrays), checking
+/// them. Returns the number of boxes excluded; with InvalidBoxes::Reject the first invalid
+/// box throws rsw::Error naming it.
+std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& out);
 
-/// The grid of SweepMode::Cells over the two axes other than the sweep axis (u and v).
-struct CellGrid {
-  int axis_u = 1;
-  int axis_v = 2;
-  float origin_u = 0;
-  float origin_v = 0;
-  float inverse_cell_u = 1;  // cells per unit length
-  float inverse_cell_v = 1;
-  std::uint32_t cells_u = 1;
-  std::uint32_t cells_v = 1;
+/// The message for invalid box `index`: "box 7 has min > max on y (2.000000 > 1.000000)".
+std::string describe_invalid_box(std::size_t index, const float (&low)[3], const float (&high)[3]);
 
-  std::uint32_t cells() const { return cells_u * cells_v; }
-  // constexpr so kernels call them too (--expt-relaxed-constexpr): one grid, host and device.
-  constexpr std::uint32_t cell_u(float u) const {
-    return index(u, origin_u, inverse_cell_u, cells_u);
-  }
-  constexpr std::uint32_t cell_v(float v) const {
-    return index(v, origin_v, inverse_cell_v, cells_v);
-  }
-  constexpr std::uint32_t cell_id(std::uint32_t u, std::uint32_t v) const {
-    return u * cells_v + v;
-  }
-
-  static constexpr std::uint32_t index(float coordinate, float origin, float inverse,
-                                       std::uint32_t cells) {
-    const float position = (coordinate - origin) * inverse;
-    if (!(position > 0.0f)) return 0;  // below the grid, or NaN
-    const auto last = static_cast<float>(cells - 1);
-    return position >= last ? cells - 1 : static_cast<std::uint32_t>(position);
-  }
-  /// Bits of a cell id (cells() - 1 fits).
-  int cell_bits() const;
-};
-
-/// The grid for this frame: about two mean box sizes per cell, no more cells than boxes,
-/// at most kMaxCellsPerAxis along an axis. Excluded boxes do not count.
-CellGrid choose_grid(const HostBoxes& boxes, int sweep_axis);
+/// The BoxSummary of the valid boxes (category != 0) and of the excluded ones.
+BoxSummary summarize(const HostBoxes& boxes);
 
 /// Sorts pairs by (a, b) (a stable LSD radix sort on b, then a).
 void sort_pairs_lexicographically(std::vector<Pair>& pairs, sort::Sorter& sorter);

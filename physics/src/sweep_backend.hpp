@@ -8,22 +8,45 @@
 #include <span>
 #include <vector>
 
-#include "host_boxes.hpp"
 #include "rsw/physics/broad_phase.hpp"
 
 namespace rsw::physics::detail {
+
+/// A frame's boxes as the user gave them: exactly one of the three forms, sizes checked.
+struct BoxSource {
+  enum class Form { HostAos, HostSoa, Device };
+  Form form = Form::HostAos;
+  std::size_t count = 0;
+  std::span<const Aabb> host_aos;
+  AabbArrays host_soa;
+  DeviceAabbArrays device;
+  FilterArrays host_filter;          // with the host forms
+  DeviceFilterArrays device_filter;  // with Form::Device
+  StreamHandle stream = nullptr;     // device arrays are ready in this stream's order
+};
+
+/// What a frame asks of a backend, from BroadPhaseOptions.
+struct FrameRequest {
+  SweepAxis axis = SweepAxis::X;
+  SweepMode mode = SweepMode::Cells;
+  InvalidBoxes invalid_boxes = InvalidBoxes::Reject;
+  sort::Algorithm sort = sort::Algorithm::Auto;  // resolved: never Auto here
+  bool sorted_pairs = false;
+  StreamHandle stream = nullptr;
+};
 
 class SweepBackend {
  public:
   virtual ~SweepBackend() = default;
 
-  /// Sorts the boxes along `axis` (keys in last frame's order), sweeps (inside the cells of
-  /// `grid`, or along the whole axis when grid is null), and keeps the pairs. Fills the stats
-  /// it measures (candidates, cells, pairs, sort, stage times).
-  virtual void run(const HostBoxes& boxes, int axis, const CellGrid* grid,
-                   sort::Algorithm sort_algorithm, BroadPhaseStats& stats) = 0;
-  /// The pairs of the last run, in host memory.
-  virtual std::span<Pair> pairs() = 0;
+  /// Validates the boxes (throwing rsw::Error naming the first invalid one under
+  /// InvalidBoxes::Reject), plans the axis and grid, sorts along the axis with keys in last
+  /// frame's order, sweeps, and keeps the pairs. Fills every stat but backend and total_ms.
+  virtual void run(const BoxSource& boxes, const FrameRequest& request, BroadPhaseStats& stats) = 0;
+  /// The pairs of the last run in host memory; adds the download time to `stats`.
+  virtual std::span<const Pair> host_pairs(BroadPhaseStats& stats) = 0;
+  /// The pairs of the last run in device memory.
+  virtual DeviceSpan<const Pair> device_pairs() = 0;
 
   /// The box order sorted by the last run (a permutation of 0..n-1), for another backend.
   virtual std::vector<std::uint32_t> export_order() = 0;
@@ -31,7 +54,7 @@ class SweepBackend {
   virtual void import_order(std::vector<std::uint32_t> order) = 0;
 };
 
-/// The CPU backend; `threads` 0 = one per hardware thread.
+/// The CPU backend; `threads` 0 = one per hardware thread (at most 16).
 std::unique_ptr<SweepBackend> make_cpu_sweep(int threads);
 /// The CUDA backend; throws rsw::Error(DeviceUnavailable) without a usable device or GPU code.
 std::unique_ptr<SweepBackend> make_cuda_sweep();

@@ -187,6 +187,19 @@ TEST_F(BroadPhaseCases, TeleportsAndChangingCounts) {
   }
 }
 
+TEST_F(BroadPhaseCases, PairBufferGrowsWhenTheSceneGetsDenser) {
+  // The GPU sizes its pair buffer from the last frame: a sparse frame, then a dense one,
+  // must overflow it, grow it and test again rather than drop pairs.
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  for (double pairs_per_box : {0.05, 60.0, 0.05, 60.0}) {
+    const std::uint32_t seed = fresh_box_seed();
+    const auto boxes = make_boxes(20'011, BoxScene::Uniform, seed, pairs_per_box);
+    broad_phase.update(boxes);
+    ASSERT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()))
+        << "seed " << seed << ", " << pairs_per_box << " pairs per box";
+  }
+}
+
 TEST_F(BroadPhaseCases, SortedPairOrderIsTheOraclesOrder) {
   const std::uint32_t seed = fresh_box_seed();
   const auto boxes = make_boxes(10'000, BoxScene::Clustered, seed);

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "broad_phase_cases.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/stream.hpp"
 #include "rsw_test/cuda_device.hpp"
 
 namespace rsw::test {
@@ -30,6 +32,120 @@ TEST(BroadPhaseSwitching, CpuAndGpuTakeTurnsOnMovingBoxes) {
         << "seed " << seed << ", frame " << frame;
     jitter(boxes, 0.02f, seed + static_cast<std::uint32_t>(frame));
   }
+}
+
+// Boxes as six device arrays, uploaded on `stream`.
+struct DeviceBoxes {
+  std::array<DeviceBuffer<float>, 6> arrays;
+
+  DeviceBoxes(const std::vector<physics::Aabb>& boxes, StreamHandle stream = nullptr) {
+    std::array<std::vector<float>, 6> host;
+    for (const physics::Aabb& box : boxes) {
+      const float values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
+      for (int k = 0; k < 6; ++k)
+        host[k].push_back(values[k]);
+    }
+    for (int k = 0; k < 6; ++k)
+      arrays[k].upload(host[k], stream);
+  }
+  physics::DeviceAabbArrays view() const {
+    return {arrays[0].span(), arrays[1].span(), arrays[2].span(),
+            arrays[3].span(), arrays[4].span(), arrays[5].span()};
+  }
+};
+
+std::vector<physics::Pair> download(physics::DevicePairView pairs) {
+  std::vector<physics::Pair> host(pairs.size);
+  if (pairs.size > 0) {
+    DeviceBuffer<physics::Pair> copy_of;
+    copy_of.resize_discarding(pairs.size);
+    rsw::copy(pairs, copy_of.span());
+    copy_of.download(host);
+  }
+  return host;
+}
+
+TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(30'011, BoxScene::Mixed, seed);
+  std::vector<std::uint32_t> categories(boxes.size());
+  std::vector<std::uint32_t> masks(boxes.size());
+  std::mt19937 generator(seed);
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    categories[i] = 1u << (generator() % 4);
+    masks[i] = static_cast<std::uint32_t>(generator() % 16);
+  }
+  const auto expected = oracle_pairs(boxes, {categories, masks});
+  const DeviceBoxes device_boxes(boxes);
+  DeviceBuffer<std::uint32_t> device_categories;
+  DeviceBuffer<std::uint32_t> device_masks;
+  device_categories.upload(categories);
+  device_masks.upload(masks);
+  for (const rsw::Backend backend : {rsw::Backend::Cuda, rsw::Backend::Cpu}) {
+    for (const bool brute_force : {false, true}) {
+      physics::BroadPhase broad_phase({.backend = backend, .brute_force = brute_force});
+      for (int frame = 0; frame < 2; ++frame) {
+        broad_phase.update(device_boxes.view(), {device_categories.span(), device_masks.span()});
+        const auto on_device = download(broad_phase.find_pairs_device());
+        EXPECT_TRUE(same_pair_set(expected, on_device))
+            << "seed " << seed << ", " << to_string(backend)
+            << (brute_force ? ", brute force" : "");
+        EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs())) << "seed " << seed;
+      }
+    }
+  }
+}
+
+TEST(BroadPhaseDeviceInput, TheCallersStreamOrdersTheFrame) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(50'021, BoxScene::Uniform, seed);
+  const Stream stream;
+  physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda, .stream = stream.handle()});
+  for (int frame = 0; frame < 3; ++frame) {
+    const DeviceBoxes device_boxes(boxes, stream.handle());  // queued, not waited for
+    broad_phase.update(device_boxes.view());
+    ASSERT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()))
+        << "seed " << seed << ", frame " << frame;
+    jitter(boxes, 0.05f, seed + static_cast<std::uint32_t>(frame));
+  }
+}
+
+TEST(BroadPhaseDeviceInput, InvalidDeviceBoxesAreNamedOrExcluded) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  auto boxes = make_boxes(5000, BoxScene::Uniform, 5);
+  boxes[4321].min.z = std::numeric_limits<float>::quiet_NaN();
+  boxes[4000].max.y = boxes[4000].min.y - 1.0f;
+  const DeviceBoxes device_boxes(boxes);
+  physics::BroadPhase rejecting({.backend = rsw::Backend::Cuda});
+  try {
+    rejecting.update(device_boxes.view());
+    FAIL() << "accepted invalid device boxes";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("box 4000 has min > max on y"), std::string::npos)
+        << error.what();
+  }
+  EXPECT_TRUE(rejecting.find_pairs().empty()) << "a rejected frame has no pairs";
+
+  physics::BroadPhase excluding(
+      {.backend = rsw::Backend::Cuda, .invalid_boxes = physics::InvalidBoxes::Exclude});
+  excluding.update(device_boxes.view());
+  EXPECT_EQ(excluding.stats().excluded_boxes, 2u);
+  physics::BroadPhase oracle(
+      {.brute_force = true, .invalid_boxes = physics::InvalidBoxes::Exclude});
+  oracle.update(boxes);
+  EXPECT_TRUE(same_pair_set(sorted_copy(oracle.find_pairs()), excluding.find_pairs()));
+}
+
+TEST(BroadPhaseDeviceInput, MismatchedDeviceArraysAreRejected) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const DeviceBoxes device_boxes(make_boxes(10, BoxScene::Uniform, 3));
+  physics::DeviceAabbArrays arrays = device_boxes.view();
+  arrays.max_z.size = 9;
+  physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
+  EXPECT_THROW(broad_phase.update(arrays), Error);
 }
 
 }  // namespace rsw::test

@@ -11,8 +11,13 @@
 //
 // Each update() is one frame. The boxes are sorted by their minimum on the sweep axis, with
 // the keys built in last frame's sorted order (temporal coherence: the input to the sort is
-// nearly sorted, which the sort's order check turns into skipped work). Pairs are counted,
-// then written into a buffer of exactly that size: no pair is ever dropped.
+// nearly sorted, which the sort's order check turns into skipped work). No pair is ever
+// dropped: the GPU appends pairs into a buffer sized from the last frame, and when it
+// overflows, grows it to the exact count and writes them again.
+//
+// On the GPU a frame can stay on the device: update() from DeviceAabbArrays and
+// find_pairs_device() move no boxes or pairs over PCIe, and the frame waits for the device
+// twice (for the cell listing count and for the pair count).
 #pragma once
 
 #include <cstddef>
@@ -61,9 +66,29 @@ struct BroadPhaseOptions {
   SweepAxis axis = SweepAxis::X;
   SweepMode mode = SweepMode::Cells;
   InvalidBoxes invalid_boxes = InvalidBoxes::Reject;
-  /// Report pairs sorted by (a, b) rather than in sweep order. Either order is the same for
-  /// the same input on the same backend; this one is the same on every backend.
+  /// Report pairs sorted by (a, b). Otherwise the order is the sweep's, which on the GPU
+  /// differs from run to run (blocks append as they finish); the set never does.
   bool sorted_pairs = false;
+  /// The CUDA stream the GPU backend works on; nullptr: a stream of its own. Device boxes
+  /// passed to update() must be ready in this stream's order (or before the call), and
+  /// find_pairs_device()'s pairs are ready in it.
+  rsw::StreamHandle stream = nullptr;
+};
+
+/// Boxes as structure-of-arrays in device memory: six arrays of equal length.
+struct DeviceAabbArrays {
+  rsw::DeviceSpan<const float> min_x;
+  rsw::DeviceSpan<const float> min_y;
+  rsw::DeviceSpan<const float> min_z;
+  rsw::DeviceSpan<const float> max_x;
+  rsw::DeviceSpan<const float> max_y;
+  rsw::DeviceSpan<const float> max_z;
+};
+
+/// FilterArrays in device memory (empty spans: the defaults).
+struct DeviceFilterArrays {
+  rsw::DeviceSpan<const std::uint32_t> categories;
+  rsw::DeviceSpan<const std::uint32_t> masks;
 };
 
 /// What the last frame did. Times in milliseconds (CUDA events on the GPU, the host clock on
@@ -81,13 +106,16 @@ struct BroadPhaseStats {
   double upload_ms = 0;  ///< host boxes to the device
   double keys_ms = 0;    ///< validation and sort keys in last frame's order
   double sort_ms = 0;
-  double sweep_ms = 0;     ///< gather, count, scan and write the pairs
-  double download_ms = 0;  ///< pairs to the host
+  double sweep_ms = 0;     ///< gather, cell listings, and each box's sweep extent
+  double filter_ms = 0;    ///< test candidates on the other axes and filter bits, write pairs
+  double download_ms = 0;  ///< pairs to the host (measured by find_pairs())
   double total_ms = 0;     ///< the whole of update() + find_pairs(), host clock
 };
 
 /// The pairs of the last frame, in host memory; valid until the next update().
 using PairView = std::span<const Pair>;
+/// The pairs of the last frame, in device memory; valid until the next update().
+using DevicePairView = rsw::DeviceSpan<const Pair>;
 
 class BroadPhase {
  public:
@@ -102,9 +130,14 @@ class BroadPhase {
   void update(std::span<const Aabb> boxes, FilterArrays filter = {});
   /// Starts a frame with boxes as six arrays.
   void update(const AabbArrays& boxes, FilterArrays filter = {});
+  /// Starts a frame with boxes in device memory (the CPU backends download them first).
+  void update(const DeviceAabbArrays& boxes, DeviceFilterArrays filter = {});
 
-  /// The overlapping pairs of this frame's boxes (computed on first call after update()).
+  /// The overlapping pairs of this frame's boxes, in host memory (the GPU backend downloads
+  /// them on the first call after update()).
   PairView find_pairs();
+  /// The same pairs in device memory (the CPU backends upload them on the first call).
+  DevicePairView find_pairs_device();
 
   /// Statistics of the last frame.
   const BroadPhaseStats& stats() const noexcept;

@@ -1,0 +1,437 @@
+// The CUDA backend: launches sweep_kernels.cuh's frame on one stream. The host waits twice
+// per frame: once for the number of cell listings (the cell sort needs its size) and the
+// plan, once for the pair count. A third wait happens only when the pair buffer, sized from
+// the last frame, was too small: it grows to the exact count and the tests run again.
+#include <cuda_runtime.h>
+
+#include <cub/device/device_scan.cuh>
+#include <optional>
+#include <string>
+
+#include "../host_boxes.hpp"
+#include "../sweep_backend.hpp"
+#include "rsw/engine/cuda_check.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
+#include "rsw/engine/profiler.hpp"
+#include "rsw/engine/stream.hpp"
+#include "sweep_kernels.cuh"
+
+namespace rsw::physics::detail {
+namespace {
+
+using kernels::kThreads;
+
+static_assert(sizeof(Aabb) == 6 * sizeof(float), "Aabb records are read as six floats");
+
+unsigned int blocks_for(std::size_t count) {
+  return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
+}
+
+int bits_for(std::size_t largest) {
+  int bits = 0;
+  while (bits < 32 && (std::uint64_t{1} << bits) <= largest)
+    ++bits;
+  return bits;
+}
+
+class CudaSweep final : public SweepBackend {
+ public:
+  CudaSweep() {
+    int device = 0;
+    RSW_CUDA_CHECK(cudaGetDevice(&device), "finding the current device");
+    int multiprocessors = 1;
+    RSW_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device),
+                   "counting multiprocessors");
+    multiprocessors_ = static_cast<unsigned int>(multiprocessors);
+    frame_.resize_discarding(1);
+  }
+
+  void run(const BoxSource& source, const FrameRequest& request, BroadPhaseStats& stats) override {
+    stream_handle_ = request.stream != nullptr ? request.stream : own_stream_.handle();
+    const StreamHandle stream = stream_handle_;
+    const auto count = static_cast<std::uint32_t>(source.count);
+    pair_count_ = 0;
+    host_pairs_ready_ = false;
+    const kernels::BoxView boxes = upload(source, stream);
+
+    if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
+      order_.resize_discarding(count);
+      if (count > 0) {
+        kernels::iota<<<blocks_for(count), kThreads, 0, stream>>>(order_.data(), count);
+        RSW_CUDA_CHECK_LAUNCH("launching iota");
+      }
+    }
+    const kernels::FrameCounters frame = plan_and_sort(boxes, count, request, stream);
+    if (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject) {
+      throw Error(ErrorKind::InvalidArgument, describe_box(boxes, frame.summary.first_invalid));
+    }
+    const FramePlan plan = frame.plan;
+    const bool cells = request.mode == SweepMode::Cells && plan.grid.cells() > 1;
+    if (frame.listings >= BoxSummary::kNoBox) {
+      throw Error(ErrorKind::OutOfMemory,
+                  std::to_string(frame.listings) +
+                      " (box, cell) listings: more than 32-bit indices reach (boxes much larger "
+                      "than the mean cover too many cells)");
+    }
+    listing_count_ = static_cast<std::uint32_t>(frame.listings);
+    list_in_cells(count, plan.grid, cells, request.sort, stream);
+    find_pairs(plan.grid, cells, stream);
+    if (request.sorted_pairs) sort_pairs(count, stream);
+
+    profiler_.end_frame();
+    profiler_.flush();  // the stream is idle: nothing waits
+    stats.excluded_boxes = frame.summary.invalid;
+    stats.sweep_axis = plan.axis;
+    stats.sort = sorter_.last_stats();
+    stats.candidates = host_frame_[0].candidates;
+    stats.pairs = pair_count_;
+    if (request.mode == SweepMode::Cells) {
+      stats.cells = plan.grid.cells();
+      stats.cell_entries = listing_count_;
+    }
+    stats.upload_ms = last_ms("upload");
+    stats.keys_ms = last_ms("keys");
+    stats.sort_ms = last_ms("sort");
+    stats.sweep_ms = last_ms("sweep");
+    stats.filter_ms = last_ms("filter");
+  }
+
+  std::span<const Pair> host_pairs(BroadPhaseStats& stats) override {
+    if (!host_pairs_ready_) {
+      {
+        auto timer = profiler_.time("download", Backend::Cuda, stream_handle_);
+        host_pairs_.resize_discarding(pair_count_);
+        if (pair_count_ > 0) pairs_.download(host_pairs_.span(), stream_handle_);
+      }
+      synchronize(stream_handle_);
+      profiler_.end_frame();
+      profiler_.flush();
+      stats.download_ms = last_ms("download");
+      host_pairs_ready_ = true;
+    }
+    return {host_pairs_.data(), pair_count_};
+  }
+
+  DeviceSpan<const Pair> device_pairs() override { return {pairs_.data(), pair_count_}; }
+
+  std::vector<std::uint32_t> export_order() override { return order_.to_vector(stream_handle_); }
+  void import_order(std::vector<std::uint32_t> order) override {
+    order_.upload(order, stream_handle_);
+  }
+
+ private:
+  double last_ms(std::string_view stage) const {
+    const auto stage_stats = profiler_.stats(stage);
+    return stage_stats && stage_stats->samples > 0 ? stage_stats->last_ms : 0.0;
+  }
+
+  // The boxes as kernels read them: host data is uploaded as it is (Aabb records whole, SoA
+  // arrays each), device data is read where it lies.
+  kernels::BoxView upload(const BoxSource& source, StreamHandle stream) {
+    auto timer = profiler_.time("upload", Backend::Cuda, stream);
+    kernels::BoxView view{};
+    const auto upload_filter = [&](std::span<const std::uint32_t> host,
+                                   DeviceBuffer<std::uint32_t>& buffer) -> const std::uint32_t* {
+      if (host.empty()) return nullptr;
+      buffer.upload(host, stream);
+      return buffer.data();
+    };
+    switch (source.form) {
+      case BoxSource::Form::HostAos: {
+        const std::span<const float> floats(reinterpret_cast<const float*>(source.host_aos.data()),
+                                            source.count * 6);
+        records_.upload(floats, stream);
+        for (int axis = 0; axis < 3; ++axis) {
+          view.min[axis] = records_.data() + axis;
+          view.max[axis] = records_.data() + 3 + axis;
+        }
+        view.stride = 6;
+        break;
+      }
+      case BoxSource::Form::HostSoa: {
+        const std::span<const float> mins[3] = {source.host_soa.min_x, source.host_soa.min_y,
+                                                source.host_soa.min_z};
+        const std::span<const float> maxs[3] = {source.host_soa.max_x, source.host_soa.max_y,
+                                                source.host_soa.max_z};
+        for (int axis = 0; axis < 3; ++axis) {
+          arrays_[axis].upload(mins[axis], stream);
+          arrays_[3 + axis].upload(maxs[axis], stream);
+          view.min[axis] = arrays_[axis].data();
+          view.max[axis] = arrays_[3 + axis].data();
+        }
+        view.stride = 1;
+        break;
+      }
+      case BoxSource::Form::Device: {
+        const DeviceSpan<const float> mins[3] = {source.device.min_x, source.device.min_y,
+                                                 source.device.min_z};
+        const DeviceSpan<const float> maxs[3] = {source.device.max_x, source.device.max_y,
+                                                 source.device.max_z};
+        for (int axis = 0; axis < 3; ++axis) {
+          view.min[axis] = mins[axis].data;
+          view.max[axis] = maxs[axis].data;
+        }
+        view.stride = 1;
+        view.categories = source.device_filter.categories.data;
+        view.masks = source.device_filter.masks.data;
+        return view;
+      }
+    }
+    view.categories = upload_filter(source.host_filter.categories, categories_);
+    view.masks = upload_filter(source.host_filter.masks, masks_);
+    return view;
+  }
+
+  // Summary, plan, keys in last frame's order, the sort, the sorted records and the listing
+  // count; then the first wait. Returns the frame's counters as read back.
+  kernels::FrameCounters plan_and_sort(const kernels::BoxView& boxes, std::uint32_t count,
+                                       const FrameRequest& request, StreamHandle stream) {
+    kernels::FrameCounters* frame = frame_.data();
+    {
+      auto timer = profiler_.time("keys", Backend::Cuda, stream);
+      kernels::begin_frame<<<1, 1, 0, stream>>>(frame);
+      RSW_CUDA_CHECK_LAUNCH("launching begin_frame");
+      if (count > 0) {
+        const unsigned int blocks = std::min(blocks_for(count), 4u * multiprocessors_);
+        kernels::summarize_boxes<<<blocks, kThreads, 0, stream>>>(boxes, count, frame);
+        RSW_CUDA_CHECK_LAUNCH("launching summarize_boxes");
+      }
+      kernels::plan<<<1, 1, 0, stream>>>(frame, request.axis, request.mode);
+      RSW_CUDA_CHECK_LAUNCH("launching plan");
+      keys_.resize_discarding(count);
+      if (count > 0) {
+        kernels::build_keys<<<blocks_for(count), kThreads, 0, stream>>>(boxes, order_.data(), count,
+                                                                        frame, keys_.data());
+        RSW_CUDA_CHECK_LAUNCH("launching build_keys");
+      }
+    }
+    {
+      auto timer = profiler_.time("sort", Backend::Cuda, stream);
+      sorter_.sort_pairs(keys_.span(), order_.span(),
+                         {.algorithm = request.sort, .stream = stream});
+    }
+    {
+      auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+      sorted_min_.resize_discarding(count);
+      sorted_bounds_.resize_discarding(count);
+      sorted_rest_.resize_discarding(count);
+      listing_counts_.resize_discarding(std::size_t{count} + 1);
+      listing_offsets_.resize_discarding(std::size_t{count} + 1);
+      rsw::detail::fill_bytes_zero(listing_counts_.data() + count, sizeof(unsigned long long),
+                                   stream);
+      if (count > 0) {
+        kernels::gather_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
+            boxes, order_.data(), count, frame, sorted_boxes(), listing_counts_.data());
+        RSW_CUDA_CHECK_LAUNCH("launching gather_boxes");
+      }
+      scan(listing_counts_, listing_offsets_, count, &frame->listings, stream);
+    }
+    return read_frame(stream);
+  }
+
+  // The (cell, box) listings in cell order with x order inside each cell (the cell sort is
+  // stable), and their records gathered in that order. Axis sweep: one cell, no cell sort.
+  void list_in_cells(std::uint32_t count, const CellGrid& grid, bool cells,
+                     sort::Algorithm sort_algorithm, StreamHandle stream) {
+    const std::uint32_t listings = listing_count_;
+    listing_cells_.resize_discarding(listings);
+    listing_boxes_.resize_discarding(listings);
+    listing_min_.resize_discarding(listings);
+    listing_bounds_.resize_discarding(listings);
+    listing_rest_.resize_discarding(listings);
+    if (listings == 0) return;
+    {
+      auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+      kernels::fill_listings<<<blocks_for(count), kThreads, 0, stream>>>(
+          sorted_boxes(), count, grid, listing_offsets_.data(), listing_cells_.data(),
+          listing_boxes_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching fill_listings");
+    }
+    if (cells) {
+      auto timer = profiler_.time("sort", Backend::Cuda, stream);
+      cell_sorter_.sort_pairs(
+          listing_cells_.span(), listing_boxes_.span(),
+          {.algorithm = sort_algorithm, .end_bit = grid.cell_bits(), .stream = stream});
+    }
+    auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+    kernels::gather_listings<<<blocks_for(listings), kThreads, 0, stream>>>(
+        sorted_boxes(), listing_boxes_.data(), listings, listing_min_.data(),
+        listing_bounds_.data(), listing_rest_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
+  }
+
+  // Sweep extents, their scan, and the candidate tests into the pair buffer; the second
+  // wait; and if the buffer overflowed, the tests again into one of the counted size.
+  void find_pairs(const CellGrid& grid, bool cells, StreamHandle stream) {
+    const std::uint32_t listings = listing_count_;
+    kernels::FrameCounters* frame = frame_.data();
+    {
+      auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+      candidate_counts_.resize_discarding(std::size_t{listings} + 1);
+      candidate_offsets_.resize_discarding(std::size_t{listings} + 1);
+      rsw::detail::fill_bytes_zero(candidate_counts_.data() + listings, sizeof(unsigned long long),
+                                   stream);
+      if (listings > 0) {
+        kernels::sweep_extents<<<blocks_for(listings), kThreads, 0, stream>>>(
+            listing_view(), listings, candidate_counts_.data());
+        RSW_CUDA_CHECK_LAUNCH("launching sweep_extents");
+      }
+      scan(candidate_counts_, candidate_offsets_, listings, &frame->candidates, stream);
+    }
+    // Room for as many pairs as the last frame found, and some: in a steady scene the
+    // append never overflows.
+    pairs_.resize_discarding(std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{listings}));
+    test_candidates(grid, cells, stream);
+    std::uint64_t found = read_frame(stream).pairs;
+    if (found > pairs_.size()) {
+      pairs_.resize_discarding(found);
+      rsw::detail::fill_bytes_zero(&frame->pairs, sizeof(unsigned long long), stream);
+      test_candidates(grid, cells, stream);
+      found = read_frame(stream).pairs;
+    }
+    pair_count_ = found;
+  }
+
+  void test_candidates(const CellGrid& grid, bool cells, StreamHandle stream) {
+    if (listing_count_ == 0) return;
+    auto timer = profiler_.time("filter", Backend::Cuda, stream);
+    const unsigned int blocks = 8u * multiprocessors_;
+    if (cells) {
+      kernels::test_candidates<true><<<blocks, kThreads, 0, stream>>>(
+          listing_view(), listing_count_, grid, candidate_offsets_.data(), frame_.data(),
+          pairs_.data(), pairs_.size());
+    } else {
+      kernels::test_candidates<false><<<blocks, kThreads, 0, stream>>>(
+          listing_view(), listing_count_, grid, candidate_offsets_.data(), frame_.data(),
+          pairs_.data(), pairs_.size());
+    }
+    RSW_CUDA_CHECK_LAUNCH("launching test_candidates");
+  }
+
+  // The pairs in (a, b) order: a stable sort by b, then by a, of their positions, and a
+  // gather. Keys need only the bits of the largest box index.
+  void sort_pairs(std::uint32_t count, StreamHandle stream) {
+    if (pair_count_ == 0) return;
+    if (pair_count_ >= BoxSummary::kNoBox) {
+      throw Error(ErrorKind::OutOfMemory,
+                  std::to_string(pair_count_) + " pairs: too many to sort with 32-bit positions");
+    }
+    auto timer = profiler_.time("filter", Backend::Cuda, stream);
+    const auto pairs = static_cast<std::uint32_t>(pair_count_);
+    const int end_bit = bits_for(count - 1);
+    pair_keys_.resize_discarding(pairs);
+    pair_order_.resize_discarding(pairs);
+    kernels::iota<<<blocks_for(pairs), kThreads, 0, stream>>>(pair_order_.data(), pairs);
+    RSW_CUDA_CHECK_LAUNCH("launching iota");
+    for (const bool first_key : {false, true}) {
+      kernels::pair_keys<<<blocks_for(pairs), kThreads, 0, stream>>>(
+          pairs_.data(), first_key ? pair_order_.data() : nullptr, pairs, first_key,
+          pair_keys_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching pair_keys");
+      pair_sorter_.sort_pairs(
+          pair_keys_.span(), pair_order_.span(),
+          {.algorithm = sort::Algorithm::FourWay, .end_bit = end_bit, .stream = stream});
+    }
+    sorted_pairs_.resize_discarding(pairs);
+    kernels::gather_pairs<<<blocks_for(pairs), kThreads, 0, stream>>>(
+        pairs_.data(), pair_order_.data(), pairs, sorted_pairs_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching gather_pairs");
+    std::swap(pairs_, sorted_pairs_);
+  }
+
+  // Exclusive scan of counts[0, items] (the last entry 0) into offsets; the total lands in
+  // offsets[items] and is copied to `total` on the device.
+  void scan(DeviceBuffer<unsigned long long>& counts, DeviceBuffer<unsigned long long>& offsets,
+            std::uint32_t items, unsigned long long* total, StreamHandle stream) {
+    std::size_t scan_bytes = 0;
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.data(), offsets.data(),
+                                                 std::size_t{items} + 1, stream),
+                   "sizing a count scan");
+    scan_temp_.resize_discarding(std::max(scan_temp_.size(), scan_bytes));
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), scan_bytes, counts.data(),
+                                                 offsets.data(), std::size_t{items} + 1, stream),
+                   "scanning counts");
+    rsw::detail::copy_device_to_device(total, offsets.data() + items, sizeof(unsigned long long),
+                                       stream);
+  }
+
+  const kernels::FrameCounters& read_frame(StreamHandle stream) {
+    rsw::detail::copy_device_to_host(host_frame_.data(), frame_.data(),
+                                     sizeof(kernels::FrameCounters), stream);
+    synchronize(stream);
+    return host_frame_[0];
+  }
+
+  // "box 7 has ...", from the box's coordinates on the device.
+  std::string describe_box(const kernels::BoxView& boxes, std::uint32_t box) {
+    float low[3];
+    float high[3];
+    const std::size_t at = std::size_t{box} * boxes.stride;
+    for (int axis = 0; axis < 3; ++axis) {
+      rsw::detail::copy_device_to_host(&low[axis], boxes.min[axis] + at, sizeof(float),
+                                       stream_handle_);
+      rsw::detail::copy_device_to_host(&high[axis], boxes.max[axis] + at, sizeof(float),
+                                       stream_handle_);
+    }
+    synchronize(stream_handle_);
+    return describe_invalid_box(box, low, high);
+  }
+
+  kernels::SweepBoxes sorted_boxes() {
+    return {sorted_min_.data(), sorted_bounds_.data(), sorted_rest_.data()};
+  }
+  kernels::Listings listing_view() const {
+    return {listing_cells_.data(), listing_min_.data(), listing_bounds_.data(),
+            listing_rest_.data()};
+  }
+
+  Stream own_stream_;
+  StreamHandle stream_handle_ = nullptr;
+  unsigned int multiprocessors_ = 1;
+  StageProfiler profiler_{{.history_frames = 1}};
+  sort::Sorter sorter_;
+  sort::Sorter cell_sorter_;
+  sort::Sorter pair_sorter_;
+  // The user's boxes when they come from the host.
+  DeviceBuffer<float> records_;
+  std::array<DeviceBuffer<float>, 6> arrays_;
+  DeviceBuffer<std::uint32_t> categories_;
+  DeviceBuffer<std::uint32_t> masks_;
+  // Sorting.
+  DeviceBuffer<std::uint32_t> order_;  // the coherence state: last frame's sorted order
+  DeviceBuffer<std::uint32_t> keys_;
+  DeviceBuffer<float> sorted_min_;
+  DeviceBuffer<float4> sorted_bounds_;
+  DeviceBuffer<uint4> sorted_rest_;
+  // Listings.
+  DeviceBuffer<unsigned long long> listing_counts_;
+  DeviceBuffer<unsigned long long> listing_offsets_;
+  DeviceBuffer<std::uint32_t> listing_cells_;
+  DeviceBuffer<std::uint32_t> listing_boxes_;
+  DeviceBuffer<float> listing_min_;
+  DeviceBuffer<float4> listing_bounds_;
+  DeviceBuffer<uint4> listing_rest_;
+  std::uint32_t listing_count_ = 0;
+  // Candidates and pairs.
+  DeviceBuffer<unsigned long long> candidate_counts_;
+  DeviceBuffer<unsigned long long> candidate_offsets_;
+  DeviceBuffer<std::uint8_t> scan_temp_;
+  DeviceBuffer<Pair> pairs_;
+  DeviceBuffer<Pair> sorted_pairs_;
+  DeviceBuffer<std::uint32_t> pair_keys_;
+  DeviceBuffer<std::uint32_t> pair_order_;
+  std::size_t pair_count_ = 0;
+  DeviceBuffer<kernels::FrameCounters> frame_;
+  PinnedBuffer<kernels::FrameCounters> host_frame_{1};
+  PinnedBuffer<Pair> host_pairs_;
+  bool host_pairs_ready_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<SweepBackend> make_cuda_sweep() {
+  return std::make_unique<CudaSweep>();
+}
+
+}  // namespace rsw::physics::detail

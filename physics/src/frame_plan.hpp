@@ -1,0 +1,214 @@
+// What every backend decides before it sorts: which boxes are valid, the sweep axis and the
+// cell grid. The decision is a function of a BoxSummary, which the CPU reduces in a loop and
+// the GPU in a kernel; plan_frame() itself runs on both (it is compiled by nvcc for a
+// one-thread kernel), so the GPU needs no host round trip to choose its axis and grid.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "rsw/physics/broad_phase.hpp"
+#include "rsw/sort/key_mapping.hpp"
+
+#if defined(__CUDACC__)
+#define RSW_HOST_DEVICE __host__ __device__
+#else
+#define RSW_HOST_DEVICE
+#endif
+
+namespace rsw::physics::detail {
+
+/// Valid means finite and min <= max on every axis. Written so that NaN fails: every
+/// comparison with NaN is false.
+RSW_HOST_DEVICE inline bool box_is_valid(const float (&low)[3], const float (&high)[3]) {
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!(low[axis] <= high[axis]) || !std::isfinite(low[axis]) || !std::isfinite(high[axis])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// The grid of SweepMode::Cells over the two axes other than the sweep axis (u and v).
+struct CellGrid {
+  int axis_u = 1;
+  int axis_v = 2;
+  float origin_u = 0;
+  float origin_v = 0;
+  float inverse_cell_u = 1;  // cells per unit length
+  float inverse_cell_v = 1;
+  std::uint32_t cells_u = 1;
+  std::uint32_t cells_v = 1;
+
+  // constexpr so kernels call them too (--expt-relaxed-constexpr): one grid, host and device.
+  constexpr std::uint32_t cells() const { return cells_u * cells_v; }
+  constexpr std::uint32_t cell_u(float u) const {
+    return index(u, origin_u, inverse_cell_u, cells_u);
+  }
+  constexpr std::uint32_t cell_v(float v) const {
+    return index(v, origin_v, inverse_cell_v, cells_v);
+  }
+  constexpr std::uint32_t cell_id(std::uint32_t u, std::uint32_t v) const {
+    return u * cells_v + v;
+  }
+  /// Bits of a cell id (cells() - 1 fits).
+  constexpr int cell_bits() const {
+    int bits = 0;
+    while (bits < 32 && (std::uint64_t{1} << bits) < cells())
+      ++bits;
+    return bits;
+  }
+
+  static constexpr std::uint32_t index(float coordinate, float origin, float inverse,
+                                       std::uint32_t cells) {
+    const float position = (coordinate - origin) * inverse;
+    if (!(position > 0.0f)) return 0;  // below the grid, or NaN
+    const auto last = static_cast<float>(cells - 1);
+    return position >= last ? cells - 1 : static_cast<std::uint32_t>(position);
+  }
+};
+
+/// Sums over the valid boxes of a frame, and where the invalid ones are. Bounds are kept as
+/// ordered keys so that the GPU can merge them with integer atomics.
+struct BoxSummary {
+  std::uint32_t low_key[3];   ///< ordered_key of the smallest min per axis
+  std::uint32_t high_key[3];  ///< ordered_key of the largest max per axis
+  double extent_sum[3];       ///< sum of (max - min)
+  double centre_sum[3];       ///< sum of (min + max) / 2
+  double centre_square_sum[3];
+  unsigned long long valid;
+  unsigned long long invalid;
+  std::uint32_t first_invalid;  ///< kNoBox when every box is valid
+
+  static constexpr std::uint32_t kNoBox = 0xFFFFFFFFu;
+
+  /// The identity of the merge: no boxes seen.
+  RSW_HOST_DEVICE static BoxSummary empty() {
+    BoxSummary summary{};
+    for (int axis = 0; axis < 3; ++axis) {
+      summary.low_key[axis] = 0xFFFFFFFFu;
+      summary.high_key[axis] = 0;
+    }
+    summary.first_invalid = kNoBox;
+    return summary;
+  }
+
+  /// Counts one valid box.
+  RSW_HOST_DEVICE void add(const float (&low)[3], const float (&high)[3]) {
+    for (int axis = 0; axis < 3; ++axis) {
+      const std::uint32_t low_bits = sort::ordered_key(low[axis]);
+      const std::uint32_t high_bits = sort::ordered_key(high[axis]);
+      low_key[axis] = low_bits < low_key[axis] ? low_bits : low_key[axis];
+      high_key[axis] = high_bits > high_key[axis] ? high_bits : high_key[axis];
+      const double centre = 0.5 * (double{low[axis]} + double{high[axis]});
+      extent_sum[axis] += double{high[axis]} - double{low[axis]};
+      centre_sum[axis] += centre;
+      centre_square_sum[axis] += centre * centre;
+    }
+    ++valid;
+  }
+
+  /// Adds another summary's boxes to this one.
+  RSW_HOST_DEVICE void merge(const BoxSummary& other) {
+    for (int axis = 0; axis < 3; ++axis) {
+      low_key[axis] = other.low_key[axis] < low_key[axis] ? other.low_key[axis] : low_key[axis];
+      high_key[axis] =
+          other.high_key[axis] > high_key[axis] ? other.high_key[axis] : high_key[axis];
+      extent_sum[axis] += other.extent_sum[axis];
+      centre_sum[axis] += other.centre_sum[axis];
+      centre_square_sum[axis] += other.centre_square_sum[axis];
+    }
+    valid += other.valid;
+    invalid += other.invalid;
+    first_invalid = other.first_invalid < first_invalid ? other.first_invalid : first_invalid;
+  }
+};
+
+/// The sweep axis and grid of one frame.
+struct FramePlan {
+  int axis = 0;   ///< 0 = x, 1 = y, 2 = z
+  CellGrid grid;  ///< one cell (the whole sweep in one list) in SweepMode::AxisSweep
+};
+
+/// At most this many cells along a grid axis.
+inline constexpr std::uint32_t kMaxCellsPerAxis = 2048;
+/// Cell size in mean box extents: larger cells list fewer boxes twice, smaller ones sweep
+/// shorter lists.
+inline constexpr double kMeanSizesPerCell = 2.0;
+
+/// The requested axis, or the one along which box centres vary most (sums in double: plenty
+/// for choosing an axis).
+RSW_HOST_DEVICE inline int plan_axis(const BoxSummary& summary, SweepAxis axis) {
+  switch (axis) {
+    case SweepAxis::X: return 0;
+    case SweepAxis::Y: return 1;
+    case SweepAxis::Z: return 2;
+    case SweepAxis::LargestVariance: break;
+  }
+  if (summary.valid == 0) return 0;
+  const auto count = static_cast<double>(summary.valid);
+  int best = 0;
+  double best_variance = -1;
+  for (int a = 0; a < 3; ++a) {
+    const double mean = summary.centre_sum[a] / count;
+    const double variance = summary.centre_square_sum[a] / count - mean * mean;
+    if (variance > best_variance) {
+      best = a;
+      best_variance = variance;
+    }
+  }
+  return best;
+}
+
+/// The grid for the frame: about kMeanSizesPerCell mean box sizes per cell, at most
+/// kMaxCellsPerAxis along an axis, and no more cells than valid boxes (a box over
+/// everything is then listed at most n times).
+RSW_HOST_DEVICE inline CellGrid plan_grid(const BoxSummary& summary, int sweep_axis) {
+  CellGrid grid;
+  grid.axis_u = (sweep_axis + 1) % 3;
+  grid.axis_v = (sweep_axis + 2) % 3;
+  if (summary.valid == 0) return grid;
+  const int axes[2] = {grid.axis_u, grid.axis_v};
+  double low[2];
+  double range[2];
+  double cells[2];
+  for (int k = 0; k < 2; ++k) {
+    low[k] = sort::float_from_key(summary.low_key[axes[k]]);
+    range[k] = double{sort::float_from_key(summary.high_key[axes[k]])} - low[k];
+    const double mean_extent = summary.extent_sum[axes[k]] / static_cast<double>(summary.valid);
+    const double by_size = kMeanSizesPerCell * mean_extent;
+    const double by_limit = range[k] / kMaxCellsPerAxis;
+    const double cell = by_size > by_limit ? by_size : by_limit;
+    cells[k] = 1.0;
+    if (cell > 0) cells[k] = fmin(fmax(floor(range[k] / cell), 1.0), double{kMaxCellsPerAxis});
+  }
+  const auto limit = static_cast<double>(summary.valid);
+  if (cells[0] * cells[1] > limit) {
+    const double shrink = sqrt(limit / (cells[0] * cells[1]));
+    cells[0] = fmax(1.0, floor(cells[0] * shrink));
+    cells[1] = fmax(1.0, floor(cells[1] * shrink));
+  }
+  grid.origin_u = static_cast<float>(low[0]);
+  grid.origin_v = static_cast<float>(low[1]);
+  grid.cells_u = static_cast<std::uint32_t>(cells[0]);
+  grid.cells_v = static_cast<std::uint32_t>(cells[1]);
+  grid.inverse_cell_u = static_cast<float>(cells[0] / fmax(range[0], 1e-30));
+  grid.inverse_cell_v = static_cast<float>(cells[1] / fmax(range[1], 1e-30));
+  return grid;
+}
+
+/// Axis and grid (a single cell in SweepMode::AxisSweep).
+RSW_HOST_DEVICE inline FramePlan plan_frame(const BoxSummary& summary, SweepAxis axis,
+                                            SweepMode mode) {
+  FramePlan plan;
+  plan.axis = plan_axis(summary, axis);
+  if (mode == SweepMode::Cells) {
+    plan.grid = plan_grid(summary, plan.axis);
+  } else {
+    plan.grid.axis_u = (plan.axis + 1) % 3;
+    plan.grid.axis_v = (plan.axis + 2) % 3;
+  }
+  return plan;
+}
+
+}  // namespace rsw::physics::detail
