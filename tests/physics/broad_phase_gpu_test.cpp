@@ -68,7 +68,7 @@ std::vector<physics::Pair> download(physics::DevicePairView pairs) {
 TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
   RSW_REQUIRE_CUDA_DEVICE();
   const std::uint32_t seed = fresh_box_seed();
-  const auto boxes = make_boxes(30'011, BoxScene::Mixed, seed);
+  const auto boxes = make_boxes(10'007, BoxScene::Mixed, seed);
   std::vector<std::uint32_t> categories(boxes.size());
   std::vector<std::uint32_t> masks(boxes.size());
   std::mt19937 generator(seed);
@@ -100,7 +100,7 @@ TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
 TEST(BroadPhaseDeviceInput, TheCallersStreamOrdersTheFrame) {
   RSW_REQUIRE_CUDA_DEVICE();
   const std::uint32_t seed = fresh_box_seed();
-  auto boxes = make_boxes(50'021, BoxScene::Uniform, seed);
+  auto boxes = make_boxes(20'011, BoxScene::Uniform, seed);
   const Stream stream;
   physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda, .stream = stream.handle()});
   for (int frame = 0; frame < 3; ++frame) {

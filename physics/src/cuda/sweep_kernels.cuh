@@ -68,9 +68,10 @@ struct FrameCounters {
 };
 
 /// Boxes in sorted order (index j), as the sweep reads them: the minimum on the sweep axis s
-/// alone (the searches read only it), then {max_s, min_u, max_u, min_v} and
-/// {max_v bits, id, category, mask}. A category of 0 marks a box that pairs with nothing
-/// (invalid, or the user's category 0): it is listed in no cell.
+/// alone (the searches read only it), the bounds on the other two axes {min_u, max_u, min_v,
+/// max_v} (all a candidate test reads unless the boxes overlap), and {max_s bits, id,
+/// category, mask}. A category of 0 marks a box that pairs with nothing (invalid, or the
+/// user's category 0): it is listed in no cell.
 struct SweepBoxes {
   float* min;
   float4* bounds;
@@ -176,8 +177,8 @@ __global__ void gather_boxes(BoxView boxes, const std::uint32_t* order, std::uin
   const int u = plan.grid.axis_u;
   const int v = plan.grid.axis_v;
   sorted.min[j] = low[s];
-  sorted.bounds[j] = make_float4(high[s], low[u], high[u], low[v]);
-  sorted.rest[j] = make_uint4(__float_as_uint(high[v]), box, category, boxes.mask(box));
+  sorted.bounds[j] = make_float4(low[u], high[u], low[v], high[v]);
+  sorted.rest[j] = make_uint4(__float_as_uint(high[s]), box, category, boxes.mask(box));
   listing_counts[j] =
       category == 0 ? 0 : cells_of(plan.grid, low[u], high[u], low[v], high[v]).size();
 }
@@ -189,8 +190,7 @@ __global__ void fill_listings(const SweepBoxes sorted, std::uint32_t count, Cell
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= count || listing_offsets[j] == listing_offsets[j + 1]) return;
   const float4 bounds = sorted.bounds[j];
-  const CellRange range =
-      cells_of(grid, bounds.y, bounds.z, bounds.w, __uint_as_float(sorted.rest[j].x));
+  const CellRange range = cells_of(grid, bounds.x, bounds.y, bounds.z, bounds.w);
   auto next = static_cast<std::uint32_t>(listing_offsets[j]);
   for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
     for (std::uint32_t cv = range.v0; cv <= range.v1; ++cv) {
@@ -220,7 +220,7 @@ __global__ void sweep_extents(Listings listings, std::uint32_t count,
   const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= count) return;
   const std::uint32_t cell = listings.cells[e];
-  const float reach = listings.bounds[e].x;
+  const float reach = __uint_as_float(listings.rest[e].x);
   const auto in_run = [&](std::uint64_t f) {
     return listings.cells[f] == cell && listings.min[f] <= reach;
   };
@@ -265,17 +265,15 @@ template <bool kCells>
 __device__ bool is_pair(const Listings& listings, const CellGrid& grid, std::uint32_t e,
                         std::uint32_t f, const float4& box_e, const uint4& rest_e) {
   const float4 box_f = listings.bounds[f];
-  const uint4 rest_f = listings.rest[f];
-  const float max_v_e = __uint_as_float(rest_e.x);
-  const float max_v_f = __uint_as_float(rest_f.x);
-  if (box_f.y > box_e.z || box_e.y > box_f.z || box_f.w > max_v_e || box_e.w > max_v_f) {
+  if (box_f.x > box_e.y || box_e.x > box_f.y || box_f.z > box_e.w || box_e.z > box_f.w) {
     return false;
   }
   if constexpr (kCells) {
     const std::uint32_t home =
-        grid.cell_id(grid.cell_u(fmaxf(box_e.y, box_f.y)), grid.cell_v(fmaxf(box_e.w, box_f.w)));
+        grid.cell_id(grid.cell_u(fmaxf(box_e.x, box_f.x)), grid.cell_v(fmaxf(box_e.z, box_f.z)));
     if (home != listings.cells[e]) return false;  // another cell reports it
   }
+  const uint4 rest_f = listings.rest[f];
   return (rest_e.z & rest_f.w) != 0 && (rest_f.z & rest_e.w) != 0;
 }
 
