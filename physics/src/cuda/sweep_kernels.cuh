@@ -12,9 +12,9 @@
 // near n + pairs. And the sweep is split in two: sweep_extents finds each listing's run of
 // candidates by a galloping search (the listings of a cell are sorted by minimum), a scan of
 // the run lengths numbers every candidate, and test_candidates gives each thread the same
-// number of candidates however long a box's run is: consecutive threads test consecutive
-// partners of one box, reading them coalesced, and a giant box's run is spread over many
-// blocks rather than one thread.
+// number of candidates however long a box's run is: a warp tests 256 consecutive partners,
+// reading them coalesced, and a giant box's run is spread over many blocks rather than one
+// thread.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -277,11 +277,13 @@ __device__ bool is_pair(const Listings& listings, const CellGrid& grid, std::uin
   return (rest_e.z & rest_f.w) != 0 && (rest_f.z & rest_e.w) != 0;
 }
 
-/// Persistent blocks; a block takes candidates [base, base + 2048) at a time. Its first and
-/// last listings are found by binary search over the candidate offsets, each thread's by a
-/// search between those. The block's pairs are numbered by a block scan and appended with
-/// one atomic; pairs past `capacity` are counted but not written (the host grows the buffer
-/// to the count and runs this again).
+/// Persistent blocks; a block takes candidates [base, base + 2048) at a time, and each
+/// thread 8 consecutive ones of those (consecutive threads read consecutive partners, so a
+/// warp's loads stay within a few cache lines). The block's first and last listings are found
+/// by binary search over the candidate offsets; a thread searches between them only for its
+/// first candidate and when it passes the end of a listing. The block's pairs are numbered by a
+/// block scan and appended with one atomic; pairs past `capacity` are counted but not written
+/// (the host grows the buffer to the count and runs this again).
 template <bool kCells>
 __global__ void __launch_bounds__(kThreads)
     test_candidates(Listings listings, std::uint32_t count, CellGrid grid,
@@ -298,18 +300,28 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x == 0) chunk_listings[0] = listing_of(candidate_offsets, 0, count - 1, base);
     if (threadIdx.x == 32) chunk_listings[1] = listing_of(candidate_offsets, 0, count - 1, end - 1);
     __syncthreads();
-    std::uint32_t e = chunk_listings[0];
     const std::uint32_t last = chunk_listings[1];
+    const unsigned long long first_t = base + threadIdx.x * kCandidatesPerThread;
     Pair found[kCandidatesPerThread];
     std::uint32_t found_count = 0;
+    if (first_t < end) {
+      std::uint32_t e = listing_of(candidate_offsets, chunk_listings[0], last, first_t);
+      unsigned long long e_begin = candidate_offsets[e];
+      unsigned long long e_end = candidate_offsets[e + 1];
+      float4 box_e = listings.bounds[e];
+      uint4 rest_e = listings.rest[e];
 #pragma unroll
-    for (int k = 0; k < kCandidatesPerThread; ++k) {
-      const unsigned long long t = base + k * kThreads + threadIdx.x;
-      if (t < end) {
-        e = listing_of(candidate_offsets, e, last, t);
-        const auto f = static_cast<std::uint32_t>(e + 1 + (t - candidate_offsets[e]));
-        const float4 box_e = listings.bounds[e];
-        const uint4 rest_e = listings.rest[e];
+      for (int k = 0; k < kCandidatesPerThread; ++k) {
+        const unsigned long long t = first_t + k;
+        if (t >= end) break;
+        if (t >= e_end) {  // on to a later listing (skipping those without candidates)
+          e = listing_of(candidate_offsets, e + 1, last, t);
+          e_begin = candidate_offsets[e];
+          e_end = candidate_offsets[e + 1];
+          box_e = listings.bounds[e];
+          rest_e = listings.rest[e];
+        }
+        const auto f = static_cast<std::uint32_t>(e + 1 + (t - e_begin));
         if (is_pair<kCells>(listings, grid, e, f, box_e, rest_e)) {
           const std::uint32_t a = rest_e.y;
           const std::uint32_t b = listings.rest[f].y;
