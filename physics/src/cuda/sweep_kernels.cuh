@@ -12,7 +12,7 @@
 // near n + pairs. And the sweep is split in two: sweep_extents finds each listing's run of
 // candidates by a galloping search (the listings of a cell are sorted by minimum), a scan of
 // the run lengths numbers every candidate, and test_candidates gives each thread the same
-// number of candidates however long a box's run is: a warp tests 256 consecutive partners,
+// number of candidates however long a box's run is: a warp tests consecutive partners,
 // reading them coalesced, and a giant box's run is spread over many blocks rather than one
 // thread.
 #pragma once
@@ -245,8 +245,9 @@ __global__ void sweep_extents(Listings listings, std::uint32_t count,
 }
 
 /// The listing whose candidates include number t: the last e in [low, high] with
-/// offsets[e] <= t (offsets[low] <= t is known).
-__device__ inline std::uint32_t listing_of(const unsigned long long* offsets, std::uint32_t low,
+/// offsets[e] <= t (offsets[low] <= t is known). `offsets` may be a shared-memory window.
+template <class Offsets>
+__device__ inline std::uint32_t listing_of(const Offsets& offsets, std::uint32_t low,
                                            std::uint32_t high, unsigned long long t) {
   while (low < high) {
     const std::uint32_t middle = low + (high - low + 1) / 2;
@@ -258,6 +259,13 @@ __device__ inline std::uint32_t listing_of(const unsigned long long* offsets, st
   }
   return low;
 }
+
+/// Candidate offsets of listings [first, first + size) in shared memory, indexed by listing.
+struct OffsetWindow {
+  const unsigned long long* shared;
+  std::uint32_t first;
+  __device__ unsigned long long operator[](std::uint32_t e) const { return shared[e - first]; }
+};
 
 /// Whether listings e and f (same cell, overlapping on the sweep axis) overlap on u and v,
 /// are reported in this cell, and pass each other's filter bits.
@@ -277,13 +285,13 @@ __device__ bool is_pair(const Listings& listings, const CellGrid& grid, std::uin
   return (rest_e.z & rest_f.w) != 0 && (rest_f.z & rest_e.w) != 0;
 }
 
-/// Persistent blocks; a block takes candidates [base, base + 2048) at a time, and each
-/// thread 8 consecutive ones of those (consecutive threads read consecutive partners, so a
-/// warp's loads stay within a few cache lines). The block's first and last listings are found
-/// by binary search over the candidate offsets; a thread searches between them only for its
-/// first candidate and when it passes the end of a listing. The block's pairs are numbered by a
-/// block scan and appended with one atomic; pairs past `capacity` are counted but not written
-/// (the host grows the buffer to the count and runs this again).
+/// Persistent blocks; a block takes candidates [base, base + 2048) at a time, thread i the
+/// candidates base + i, base + i + 256, ... (a warp reads consecutive partners: coalesced).
+/// The block finds its first and last listings by binary search over the candidate offsets
+/// and, when they are few, copies their offsets into shared memory; a thread searches again
+/// only when it passes the end of its listing (in a long sweep it never does). The block's
+/// pairs are numbered by a block scan and appended with one atomic; pairs past `capacity` are
+/// counted but not written (the host grows the buffer to the count and runs this again).
 template <bool kCells>
 __global__ void __launch_bounds__(kThreads)
     test_candidates(Listings listings, std::uint32_t count, CellGrid grid,
@@ -291,7 +299,9 @@ __global__ void __launch_bounds__(kThreads)
                     unsigned long long capacity) {
   using BlockScan = cub::BlockScan<std::uint32_t, kThreads>;
   constexpr unsigned long long kChunk = kThreads * kCandidatesPerThread;
+  constexpr std::uint32_t kWindow = 2 * kThreads;  // offsets held in shared memory
   __shared__ typename BlockScan::TempStorage scan_storage;
+  __shared__ unsigned long long window[kWindow];
   __shared__ std::uint32_t chunk_listings[2];
   __shared__ unsigned long long chunk_out;
   const unsigned long long total = frame->candidates;
@@ -300,33 +310,46 @@ __global__ void __launch_bounds__(kThreads)
     if (threadIdx.x == 0) chunk_listings[0] = listing_of(candidate_offsets, 0, count - 1, base);
     if (threadIdx.x == 32) chunk_listings[1] = listing_of(candidate_offsets, 0, count - 1, end - 1);
     __syncthreads();
+    const std::uint32_t first = chunk_listings[0];
     const std::uint32_t last = chunk_listings[1];
-    const unsigned long long first_t = base + threadIdx.x * kCandidatesPerThread;
+    const bool windowed = last - first + 2 <= kWindow;  // offsets[first .. last + 1]
+    if (windowed) {
+      for (std::uint32_t k = threadIdx.x; k < last - first + 2; k += kThreads)
+        window[k] = candidate_offsets[first + k];
+    }
+    __syncthreads();
+    const OffsetWindow shared_offsets{window, first};
+    const auto offset = [&](std::uint32_t e) {
+      return windowed ? shared_offsets[e] : candidate_offsets[e];
+    };
+    const auto find = [&](std::uint32_t low, unsigned long long t) {
+      return windowed ? listing_of(shared_offsets, low, last, t)
+                      : listing_of(candidate_offsets, low, last, t);
+    };
+
     Pair found[kCandidatesPerThread];
     std::uint32_t found_count = 0;
-    if (first_t < end) {
-      std::uint32_t e = listing_of(candidate_offsets, chunk_listings[0], last, first_t);
-      unsigned long long e_begin = candidate_offsets[e];
-      unsigned long long e_end = candidate_offsets[e + 1];
-      float4 box_e = listings.bounds[e];
-      uint4 rest_e = listings.rest[e];
+    std::uint32_t e = first;
+    unsigned long long e_begin = 0;
+    unsigned long long e_end = 0;  // forces a search for the first candidate
+    float4 box_e;
+    uint4 rest_e;
 #pragma unroll
-      for (int k = 0; k < kCandidatesPerThread; ++k) {
-        const unsigned long long t = first_t + k;
-        if (t >= end) break;
-        if (t >= e_end) {  // on to a later listing (skipping those without candidates)
-          e = listing_of(candidate_offsets, e + 1, last, t);
-          e_begin = candidate_offsets[e];
-          e_end = candidate_offsets[e + 1];
-          box_e = listings.bounds[e];
-          rest_e = listings.rest[e];
-        }
-        const auto f = static_cast<std::uint32_t>(e + 1 + (t - e_begin));
-        if (is_pair<kCells>(listings, grid, e, f, box_e, rest_e)) {
-          const std::uint32_t a = rest_e.y;
-          const std::uint32_t b = listings.rest[f].y;
-          found[found_count++] = a < b ? Pair{a, b} : Pair{b, a};
-        }
+    for (int k = 0; k < kCandidatesPerThread; ++k) {
+      const unsigned long long t = base + k * kThreads + threadIdx.x;
+      if (t >= end) break;
+      if (t >= e_end) {  // on to a later listing (skipping those without candidates)
+        e = find(e, t);
+        e_begin = offset(e);
+        e_end = offset(e + 1);
+        box_e = listings.bounds[e];
+        rest_e = listings.rest[e];
+      }
+      const auto f = static_cast<std::uint32_t>(e + 1 + (t - e_begin));
+      if (is_pair<kCells>(listings, grid, e, f, box_e, rest_e)) {
+        const std::uint32_t a = rest_e.y;
+        const std::uint32_t b = listings.rest[f].y;
+        found[found_count++] = a < b ? Pair{a, b} : Pair{b, a};
       }
     }
     std::uint32_t first_out = 0;
@@ -338,7 +361,7 @@ __global__ void __launch_bounds__(kThreads)
     for (std::uint32_t k = 0; k < found_count; ++k) {
       if (out + k < capacity) pairs[out + k] = found[k];
     }
-    __syncthreads();  // chunk_listings, chunk_out and scan_storage are reused
+    __syncthreads();  // the window, chunk_listings, chunk_out and scan_storage are reused
   }
 }
 
