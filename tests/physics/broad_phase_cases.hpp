@@ -278,6 +278,20 @@ TEST_F(BroadPhaseCases, MismatchedArraysAreRejected) {
   EXPECT_THROW(broad_phase.update(boxes, {categories, {}}), Error);
 }
 
+TEST_F(BroadPhaseCases, MoreBoxesThanTheIndexHoldsAreRejected) {
+  // Sizes are checked before anything is read, so a view of 2^32 boxes needs no memory.
+  const auto too_many = std::size_t{1} << 32;
+  const DeviceSpan<const float> huge{nullptr, too_many};
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  try {
+    broad_phase.update(physics::DeviceAabbArrays{huge, huge, huge, huge, huge, huge});
+    FAIL() << "accepted 2^32 boxes";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("32 bits"), std::string::npos) << error.what();
+  }
+}
+
 TEST_F(BroadPhaseCases, ArraysAndBoxesGiveTheSamePairs) {
   const std::uint32_t seed = fresh_box_seed();
   const auto boxes = make_boxes(4000, BoxScene::Clustered, seed);
