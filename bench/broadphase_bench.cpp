@@ -9,6 +9,7 @@
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/text.hpp"
+#include "rsw/physics/bounds.hpp"
 #include "rsw/physics/broad_phase.hpp"
 #include "rsw_test/box_scenes.hpp"
 
@@ -40,25 +41,15 @@ constexpr std::string_view kStages[] = {"upload", "keys",     "sort", "sweep",
 class DeviceInput {
  public:
   void upload(const std::vector<physics::Aabb>& boxes) {
-    for (auto& array : host_)
-      array.clear();
-    for (const physics::Aabb& box : boxes) {
-      const float values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
-      for (int k = 0; k < 6; ++k)
-        host_[k].push_back(values[k]);
-    }
-    for (int k = 0; k < 6; ++k)
-      device_[k].upload(host_[k]);
+    host_.assign(boxes);
+    device_.upload(host_.view());
     synchronize(nullptr);
   }
-  physics::DeviceAabbArrays view() const {
-    return {device_[0].span(), device_[1].span(), device_[2].span(),
-            device_[3].span(), device_[4].span(), device_[5].span()};
-  }
+  physics::DeviceAabbArrays view() const { return device_.view(); }
 
  private:
-  std::array<std::vector<float>, 6> host_;
-  std::array<DeviceBuffer<float>, 6> device_;
+  physics::AabbStore host_;
+  physics::DeviceAabbStore device_;
 };
 
 Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode, bool on_device,

@@ -45,9 +45,32 @@ void AabbStore::resize(std::size_t count) {
     array->resize(count);
 }
 
+void AabbStore::assign(std::span<const Aabb> boxes) {
+  resize(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    min_x[i] = boxes[i].min.x;
+    min_y[i] = boxes[i].min.y;
+    min_z[i] = boxes[i].min.z;
+    max_x[i] = boxes[i].max.x;
+    max_y[i] = boxes[i].max.y;
+    max_z[i] = boxes[i].max.z;
+  }
+}
+
 void DeviceAabbStore::resize(std::size_t count) {
   for (DeviceBuffer<float>& array : arrays_)
     array.resize_discarding(count);
+}
+
+void DeviceAabbStore::upload(const AabbArrays& boxes, rsw::StreamHandle stream) {
+  detail::check_sizes(boxes.min_x.size(),
+                      {boxes.min_y.size(), boxes.min_z.size(), boxes.max_x.size(),
+                       boxes.max_y.size(), boxes.max_z.size()},
+                      "AabbArrays");
+  const std::span<const float> host[6] = {boxes.min_x, boxes.min_y, boxes.min_z,
+                                          boxes.max_x, boxes.max_y, boxes.max_z};
+  for (int k = 0; k < 6; ++k)
+    arrays_[k].upload(host[k], stream);
 }
 
 void compute_bounds(const SphereArrays& spheres, AabbStore& out) {

@@ -17,6 +17,12 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+// Filter arrays are optional; given, they hold one entry per box.
+void check_filter_sizes(std::size_t count, std::size_t categories, std::size_t masks) {
+  if (categories != 0) detail::check_sizes(count, {categories}, "categories");
+  if (masks != 0) detail::check_sizes(count, {masks}, "masks");
+}
+
 }  // namespace
 
 struct BroadPhase::Impl {
@@ -105,9 +111,7 @@ BroadPhase& BroadPhase::operator=(BroadPhase&&) noexcept = default;
 void BroadPhase::update(std::span<const Aabb> boxes, FilterArrays filter) {
   const std::size_t count = boxes.size();
   detail::check_sizes(count, {}, "boxes");
-  if (!filter.categories.empty())
-    detail::check_sizes(count, {filter.categories.size()}, "categories");
-  if (!filter.masks.empty()) detail::check_sizes(count, {filter.masks.size()}, "masks");
+  check_filter_sizes(count, filter.categories.size(), filter.masks.size());
   impl_->run_frame({.form = detail::BoxSource::Form::HostAos,
                     .count = count,
                     .host_aos = boxes,
@@ -120,9 +124,7 @@ void BroadPhase::update(const AabbArrays& boxes, FilterArrays filter) {
                       {boxes.min_y.size(), boxes.min_z.size(), boxes.max_x.size(),
                        boxes.max_y.size(), boxes.max_z.size()},
                       "AabbArrays");
-  if (!filter.categories.empty())
-    detail::check_sizes(count, {filter.categories.size()}, "categories");
-  if (!filter.masks.empty()) detail::check_sizes(count, {filter.masks.size()}, "masks");
+  check_filter_sizes(count, filter.categories.size(), filter.masks.size());
   impl_->run_frame({.form = detail::BoxSource::Form::HostSoa,
                     .count = count,
                     .host_soa = boxes,
@@ -135,9 +137,7 @@ void BroadPhase::update(const DeviceAabbArrays& boxes, DeviceFilterArrays filter
       count,
       {boxes.min_y.size, boxes.min_z.size, boxes.max_x.size, boxes.max_y.size, boxes.max_z.size},
       "DeviceAabbArrays");
-  if (!filter.categories.empty())
-    detail::check_sizes(count, {filter.categories.size}, "categories");
-  if (!filter.masks.empty()) detail::check_sizes(count, {filter.masks.size}, "masks");
+  check_filter_sizes(count, filter.categories.size, filter.masks.size);
   impl_->run_frame({.form = detail::BoxSource::Form::Device,
                     .count = count,
                     .device = boxes,

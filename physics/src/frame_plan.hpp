@@ -4,6 +4,7 @@
 // one-thread kernel), so the GPU needs no host round trip to choose its axis and grid.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 
@@ -52,12 +53,7 @@ struct CellGrid {
     return u * cells_v + v;
   }
   /// Bits of a cell id (cells() - 1 fits).
-  constexpr int cell_bits() const {
-    int bits = 0;
-    while (bits < 32 && (std::uint64_t{1} << bits) < cells())
-      ++bits;
-    return bits;
-  }
+  constexpr int cell_bits() const { return std::bit_width(cells() - 1); }
 
   static constexpr std::uint32_t index(float coordinate, float origin, float inverse,
                                        std::uint32_t cells) {

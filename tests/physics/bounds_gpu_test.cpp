@@ -17,14 +17,17 @@ DeviceBuffer<T> to_device(const std::vector<T>& host) {
   return device;
 }
 
-std::vector<float> download(DeviceSpan<float> device) {
-  std::vector<float> host(device.size);
-  if (!host.empty()) {
-    rsw::detail::copy_device_to_host(host.data(), device.data, device.size_bytes(), nullptr);
-    synchronize(nullptr);
-  }
-  return host;
-}
+// Spheres copied to device memory.
+struct DeviceSpheres {
+  DeviceBuffer<float> x, y, z, radius;
+
+  explicit DeviceSpheres(const Spheres& spheres)
+      : x(to_device(spheres.x)),
+        y(to_device(spheres.y)),
+        z(to_device(spheres.z)),
+        radius(to_device(spheres.radius)) {}
+  physics::DeviceSphereArrays view() const { return {x.span(), y.span(), z.span(), radius.span()}; }
+};
 
 // The same bits, axis by axis (NaN compares equal to NaN here).
 void expect_same_boxes(const physics::AabbStore& cpu, physics::DeviceAabbStore& gpu) {
@@ -32,8 +35,8 @@ void expect_same_boxes(const physics::AabbStore& cpu, physics::DeviceAabbStore& 
   const std::vector<float>* mins[3] = {&cpu.min_x, &cpu.min_y, &cpu.min_z};
   const std::vector<float>* maxs[3] = {&cpu.max_x, &cpu.max_y, &cpu.max_z};
   for (int axis = 0; axis < 3; ++axis) {
-    const auto gpu_min = download(gpu.min(axis));
-    const auto gpu_max = download(gpu.max(axis));
+    const auto gpu_min = to_host(gpu.min(axis));
+    const auto gpu_max = to_host(gpu.max(axis));
     EXPECT_EQ(std::memcmp(gpu_min.data(), mins[axis]->data(), gpu_min.size() * sizeof(float)), 0)
         << "minima on axis " << axis;
     EXPECT_EQ(std::memcmp(gpu_max.data(), maxs[axis]->data(), gpu_max.size() * sizeof(float)), 0)
@@ -47,13 +50,9 @@ TEST(BoundsGpu, SpheresMatchTheCpu) {
     const Spheres spheres = make_spheres(count, std::random_device{}());
     physics::AabbStore cpu;
     physics::compute_bounds(spheres.view(), cpu);
-    const auto x = to_device(spheres.x);
-    const auto y = to_device(spheres.y);
-    const auto z = to_device(spheres.z);
-    const auto radius = to_device(spheres.radius);
+    const DeviceSpheres device_spheres(spheres);
     physics::DeviceAabbStore gpu;
-    physics::compute_bounds(
-        physics::DeviceSphereArrays{x.span(), y.span(), z.span(), radius.span()}, gpu);
+    physics::compute_bounds(device_spheres.view(), gpu);
     expect_same_boxes(cpu, gpu);
   }
 }
@@ -93,13 +92,9 @@ TEST(BoundsGpu, AFirstArrayThatDoesNotEndAtThePointCountIsRejected) {
 TEST(BoundsGpu, DeviceBoxesFeedTheBroadPhase) {
   RSW_REQUIRE_CUDA_DEVICE();
   const Spheres spheres = make_spheres(20'011, 9);
-  const auto x = to_device(spheres.x);
-  const auto y = to_device(spheres.y);
-  const auto z = to_device(spheres.z);
-  const auto radius = to_device(spheres.radius);
+  const DeviceSpheres device_spheres(spheres);
   physics::DeviceAabbStore gpu;
-  physics::compute_bounds(physics::DeviceSphereArrays{x.span(), y.span(), z.span(), radius.span()},
-                          gpu);
+  physics::compute_bounds(device_spheres.view(), gpu);
   physics::AabbStore cpu;
   physics::compute_bounds(spheres.view(), cpu);
   physics::BroadPhase on_gpu({.backend = rsw::Backend::Cuda, .sorted_pairs = true});

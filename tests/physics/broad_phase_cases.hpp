@@ -11,6 +11,7 @@
 
 #include "broad_phase_checks.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/physics/bounds.hpp"
 
 namespace rsw::test {
 
@@ -295,18 +296,10 @@ TEST_F(BroadPhaseCases, MoreBoxesThanTheIndexHoldsAreRejected) {
 TEST_F(BroadPhaseCases, ArraysAndBoxesGiveTheSamePairs) {
   const std::uint32_t seed = fresh_box_seed();
   const auto boxes = make_boxes(4000, BoxScene::Clustered, seed);
-  std::array<std::vector<float>, 6> arrays;
-  for (const auto& box : boxes) {
-    arrays[0].push_back(box.min.x);
-    arrays[1].push_back(box.min.y);
-    arrays[2].push_back(box.min.z);
-    arrays[3].push_back(box.max.x);
-    arrays[4].push_back(box.max.y);
-    arrays[5].push_back(box.max.z);
-  }
+  physics::AabbStore arrays;
+  arrays.assign(boxes);
   physics::BroadPhase broad_phase({.backend = tested_backend()});
-  broad_phase.update(
-      physics::AabbArrays{arrays[0], arrays[1], arrays[2], arrays[3], arrays[4], arrays[5]});
+  broad_phase.update(arrays.view());
   EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
 }
 

@@ -4,6 +4,7 @@
 #include "broad_phase_cases.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/stream.hpp"
+#include "rsw/physics/bounds.hpp"
 #include "rsw_test/cuda_device.hpp"
 
 namespace rsw::test {
@@ -34,35 +35,15 @@ TEST(BroadPhaseSwitching, CpuAndGpuTakeTurnsOnMovingBoxes) {
   }
 }
 
-// Boxes as six device arrays, uploaded on `stream`.
-struct DeviceBoxes {
-  std::array<DeviceBuffer<float>, 6> arrays;
-
-  DeviceBoxes(const std::vector<physics::Aabb>& boxes, StreamHandle stream = nullptr) {
-    std::array<std::vector<float>, 6> host;
-    for (const physics::Aabb& box : boxes) {
-      const float values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
-      for (int k = 0; k < 6; ++k)
-        host[k].push_back(values[k]);
-    }
-    for (int k = 0; k < 6; ++k)
-      arrays[k].upload(host[k], stream);
-  }
-  physics::DeviceAabbArrays view() const {
-    return {arrays[0].span(), arrays[1].span(), arrays[2].span(),
-            arrays[3].span(), arrays[4].span(), arrays[5].span()};
-  }
-};
-
-std::vector<physics::Pair> download(physics::DevicePairView pairs) {
-  std::vector<physics::Pair> host(pairs.size);
-  if (pairs.size > 0) {
-    DeviceBuffer<physics::Pair> copy_of;
-    copy_of.resize_discarding(pairs.size);
-    rsw::copy(pairs, copy_of.span());
-    copy_of.download(host);
-  }
-  return host;
+// The boxes as six device arrays, uploaded on `stream` (queued, not waited for: a copy from
+// pageable memory has read it by the time the call returns).
+physics::DeviceAabbStore on_device(const std::vector<physics::Aabb>& boxes,
+                                   StreamHandle stream = nullptr) {
+  physics::AabbStore host;
+  host.assign(boxes);
+  physics::DeviceAabbStore device;
+  device.upload(host.view(), stream);
+  return device;
 }
 
 TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
@@ -77,7 +58,7 @@ TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
     masks[i] = static_cast<std::uint32_t>(generator() % 16);
   }
   const auto expected = oracle_pairs(boxes, {categories, masks});
-  const DeviceBoxes device_boxes(boxes);
+  const physics::DeviceAabbStore device_boxes = on_device(boxes);
   DeviceBuffer<std::uint32_t> device_categories;
   DeviceBuffer<std::uint32_t> device_masks;
   device_categories.upload(categories);
@@ -87,7 +68,7 @@ TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
       physics::BroadPhase broad_phase({.backend = backend, .brute_force = brute_force});
       for (int frame = 0; frame < 2; ++frame) {
         broad_phase.update(device_boxes.view(), {device_categories.span(), device_masks.span()});
-        const auto on_device = download(broad_phase.find_pairs_device());
+        const auto on_device = to_host(broad_phase.find_pairs_device());
         EXPECT_TRUE(same_pair_set(expected, on_device))
             << "seed " << seed << ", " << to_string(backend)
             << (brute_force ? ", brute force" : "");
@@ -104,7 +85,7 @@ TEST(BroadPhaseDeviceInput, TheCallersStreamOrdersTheFrame) {
   const Stream stream;
   physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda, .stream = stream.handle()});
   for (int frame = 0; frame < 3; ++frame) {
-    const DeviceBoxes device_boxes(boxes, stream.handle());  // queued, not waited for
+    const physics::DeviceAabbStore device_boxes = on_device(boxes, stream.handle());
     broad_phase.update(device_boxes.view());
     ASSERT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()))
         << "seed " << seed << ", frame " << frame;
@@ -117,7 +98,7 @@ TEST(BroadPhaseDeviceInput, InvalidDeviceBoxesAreNamedOrExcluded) {
   auto boxes = make_boxes(5000, BoxScene::Uniform, 5);
   boxes[4321].min.z = std::numeric_limits<float>::quiet_NaN();
   boxes[4000].max.y = boxes[4000].min.y - 1.0f;
-  const DeviceBoxes device_boxes(boxes);
+  const physics::DeviceAabbStore device_boxes = on_device(boxes);
   physics::BroadPhase rejecting({.backend = rsw::Backend::Cuda});
   try {
     rejecting.update(device_boxes.view());
@@ -141,7 +122,7 @@ TEST(BroadPhaseDeviceInput, InvalidDeviceBoxesAreNamedOrExcluded) {
 
 TEST(BroadPhaseDeviceInput, MismatchedDeviceArraysAreRejected) {
   RSW_REQUIRE_CUDA_DEVICE();
-  const DeviceBoxes device_boxes(make_boxes(10, BoxScene::Uniform, 3));
+  const physics::DeviceAabbStore device_boxes = on_device(make_boxes(10, BoxScene::Uniform, 3));
   physics::DeviceAabbArrays arrays = device_boxes.view();
   arrays.max_z.size = 9;
   physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});

@@ -4,8 +4,8 @@
 // the last frame, was too small: it grows to the exact count and the tests run again.
 #include <cuda_runtime.h>
 
+#include <bit>
 #include <cub/device/device_scan.cuh>
-#include <optional>
 #include <string>
 
 #include "../host_boxes.hpp"
@@ -26,13 +26,6 @@ static_assert(sizeof(Aabb) == 6 * sizeof(float), "Aabb records are read as six f
 
 unsigned int blocks_for(std::size_t count) {
   return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
-}
-
-int bits_for(std::size_t largest) {
-  int bits = 0;
-  while (bits < 32 && (std::uint64_t{1} << bits) <= largest)
-    ++bits;
-  return bits;
 }
 
 class CudaSweep final : public SweepBackend {
@@ -319,15 +312,14 @@ class CudaSweep final : public SweepBackend {
     }
     auto timer = profiler_.time("filter", Backend::Cuda, stream);
     const auto pairs = static_cast<std::uint32_t>(pair_count_);
-    const int end_bit = bits_for(count - 1);
+    const int end_bit = std::bit_width(count - 1);
     pair_keys_.resize_discarding(pairs);
     pair_order_.resize_discarding(pairs);
     kernels::iota<<<blocks_for(pairs), kThreads, 0, stream>>>(pair_order_.data(), pairs);
     RSW_CUDA_CHECK_LAUNCH("launching iota");
-    for (const bool first_key : {false, true}) {
+    for (const bool by_a : {false, true}) {  // LSD: the minor key b first
       kernels::pair_keys<<<blocks_for(pairs), kThreads, 0, stream>>>(
-          pairs_.data(), first_key ? pair_order_.data() : nullptr, pairs, first_key,
-          pair_keys_.data());
+          pairs_.data(), by_a ? pair_order_.data() : nullptr, pairs, by_a, pair_keys_.data());
       RSW_CUDA_CHECK_LAUNCH("launching pair_keys");
       pair_sorter_.sort_pairs(
           pair_keys_.span(), pair_order_.span(),

@@ -365,13 +365,13 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// Thread i: keys[i] = the pair's b (first) or a (second pass), through `order`.
+/// Thread i: keys[i] = the a (by_a) or b of pair order[i] (of pair i without an order).
 __global__ void pair_keys(const Pair* pairs, const std::uint32_t* order, std::uint32_t count,
-                          bool first_key, std::uint32_t* keys) {
+                          bool by_a, std::uint32_t* keys) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const Pair pair = pairs[order != nullptr ? order[i] : i];
-  keys[i] = first_key ? pair.a : pair.b;
+  keys[i] = by_a ? pair.a : pair.b;
 }
 
 /// Thread i: out[i] = pairs[order[i]].

@@ -61,6 +61,8 @@ struct AabbStore {
   std::size_t size() const noexcept { return min_x.size(); }
   /// Sets every array to `count` entries.
   void resize(std::size_t count);
+  /// Replaces the contents with `boxes`, one Aabb record per box.
+  void assign(std::span<const Aabb> boxes);
   /// The arrays as BroadPhase::update() takes them.
   AabbArrays view() const noexcept { return {min_x, min_y, min_z, max_x, max_y, max_z}; }
 };
@@ -71,6 +73,8 @@ class DeviceAabbStore {
   std::size_t size() const noexcept { return arrays_[0].size(); }
   /// Sets every array to `count` entries (contents not kept).
   void resize(std::size_t count);
+  /// Replaces the contents with a copy of host arrays (equal lengths), queued on `stream`.
+  void upload(const AabbArrays& boxes, rsw::StreamHandle stream = nullptr);
   /// The minima (axis 0 = x, 1 = y, 2 = z) and maxima, for kernels that write boxes.
   rsw::DeviceSpan<float> min(int axis) noexcept { return arrays_[axis].span(); }
   rsw::DeviceSpan<float> max(int axis) noexcept { return arrays_[3 + axis].span(); }
