@@ -2,7 +2,7 @@
 // writes its rows together with the machine they were measured on.
 //
 //   radixsweep-bench copy --bytes 64M,1G --algo host,cuda --reps 20 --json copy.json
-//   radixsweep-bench sort --n 16M --dist uniform,sorted --algo fourway,cub --mode keys,pairs
+//   radixsweep-bench sort --n 16M --dist uniform,sorted --algo onesweep,cub --mode keys,pairs
 //   radixsweep-bench broadphase --n 100K,1M --scene uniform --backend cpu,cuda
 //   radixsweep-bench broadphase --boxes my_boxes.csv --pairs-out pairs.csv
 #include <CLI/CLI.hpp>
@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
   sort->fallthrough();
   std::vector<std::string> sort_sizes = {"1M", "16M"};
   std::vector<std::string> sort_algos = {"cpu", "std"};
-  if (has_device) sort_algos = {"cpu", "std", "fourway", "cub", "thrust"};
+  if (has_device) sort_algos = {"cpu", "std", "fourway", "onesweep", "cub", "thrust"};
   rsw::bench::SortBenchOptions sort_options{.distributions = {"uniform"}, .modes = {"keys"}};
   sort->add_option("--n", sort_sizes, "Keys per sort (65536, 64K, 16M; comma list)")
       ->delimiter(',')
@@ -79,9 +79,9 @@ int main(int argc, char** argv) {
                    "fewunique, gaussianfloats, specialfloats (comma list)")
       ->delimiter(',')
       ->capture_default_str();
-  sort->add_option("--algo", sort_algos, "cpu, std, fourway, cub, thrust (comma list)")
+  sort->add_option("--algo", sort_algos, "cpu, std, fourway, onesweep, cub, thrust (comma list)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"cpu", "std", "fourway", "cub", "thrust"}))
+      ->check(CLI::IsMember({"cpu", "std", "fourway", "onesweep", "cub", "thrust"}))
       ->capture_default_str();
   sort->add_option("--mode", sort_options.modes, "keys, pairs (comma list)")
       ->delimiter(',')

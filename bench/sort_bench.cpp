@@ -33,7 +33,7 @@ test::KeyDistribution parse_distribution(std::string_view name) {
 }
 
 bool is_gpu_algo(std::string_view algo) {
-  return algo == "fourway" || algo == "cub" || algo == "thrust";
+  return algo == "fourway" || algo == "onesweep" || algo == "cub" || algo == "thrust";
 }
 
 /// The inputs of one (size, distribution, mode) group, on host and device.
@@ -115,6 +115,8 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
   DeviceBuffer<std::uint32_t> keys(input.keys.size());
   DeviceBuffer<std::uint32_t> values(input.values.size());
   sort::Sorter sorter;
+  const sort::Algorithm algorithm =
+      algo == "onesweep" ? sort::Algorithm::Onesweep : sort::Algorithm::FourWay;
   std::unique_ptr<BaselineSort> baseline;
   if (algo == "cub") baseline = make_cub_sort(input.keys.size(), pairs);
   if (algo == "thrust") baseline = make_thrust_sort();
@@ -133,10 +135,9 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
         baseline->sort(keys.data(), pairs ? values.data() : nullptr, keys.size(), stream.handle());
       } else if (pairs) {
         sorter.sort_pairs(keys.span(), values.span(),
-                          {.algorithm = sort::Algorithm::FourWay, .stream = stream.handle()});
+                          {.algorithm = algorithm, .stream = stream.handle()});
       } else {
-        sorter.sort_keys(keys.span(),
-                         {.algorithm = sort::Algorithm::FourWay, .stream = stream.handle()});
+        sorter.sort_keys(keys.span(), {.algorithm = algorithm, .stream = stream.handle()});
       }
     }
     profiler.end_frame();
@@ -152,6 +153,7 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
     verify(input, keys.to_vector(stream.handle()), values.to_vector(stream.handle()), algo);
     const sort::SortStats stats = sorter.last_stats();
     row.metrics["temp_bytes"] = stats.temp_bytes;
+    row.metrics["scratch_bytes"] = stats.scratch_bytes;
     row.metrics["passes_run"] = stats.passes_run;
     row.metrics["passes_skipped"] = stats.passes_skipped;
     row.metrics["tuning"] =

@@ -1,4 +1,4 @@
-// The sort benchmark: our sorts (cpu, fourway) beside std::sort, CUB and Thrust, in one
+// The sort benchmark: our sorts (cpu, fourway, onesweep) beside std::sort, CUB and Thrust, in one
 // process, on the same fresh random inputs.
 #pragma once
 
@@ -13,7 +13,7 @@ namespace rsw::bench {
 struct SortBenchOptions {
   std::vector<std::size_t> sizes;
   std::vector<std::string> distributions;  ///< names of rsw::test::KeyDistribution, any case
-  std::vector<std::string> algos;          ///< cpu, std, fourway, cub, thrust
+  std::vector<std::string> algos;          ///< cpu, std, fourway, onesweep, cub, thrust
   std::vector<std::string> modes;          ///< keys, pairs
   std::size_t repetitions = 20;            ///< timed runs of GPU algorithms
   std::size_t host_repetitions = 5;        ///< timed runs of host algorithms
@@ -22,7 +22,7 @@ struct SortBenchOptions {
 };
 
 /// Adds a row per size, distribution, mode and algorithm, with metrics gkeys_per_s,
-/// temp_bytes, passes_run, passes_skipped (our sorts) and the ratio to CUB (GPU rows) or to
+/// temp_bytes, scratch_bytes, passes_run, passes_skipped (our sorts) and the ratio to CUB (GPU rows) or to
 /// std::sort (CPU rows) measured in the same run.
 void run_sort_bench(const SortBenchOptions& options, Report& report);
 

@@ -62,7 +62,7 @@ std::unique_ptr<SweepBackend> make_cuda_sweep();
 /// The sort a backend runs for sort::Algorithm::Auto: its own kind.
 inline sort::Algorithm sort_for_backend(sort::Algorithm requested, rsw::Backend backend) {
   if (requested != sort::Algorithm::Auto) return requested;
-  return backend == rsw::Backend::Cuda ? sort::Algorithm::FourWay : sort::Algorithm::Cpu;
+  return backend == rsw::Backend::Cuda ? sort::Algorithm::Onesweep : sort::Algorithm::Cpu;
 }
 
 }  // namespace rsw::physics::detail

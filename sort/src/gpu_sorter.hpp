@@ -31,11 +31,15 @@ class GpuSorter {
   virtual SortStats read_stats() = 0;
   /// Device bytes held for temp storage.
   virtual std::size_t temp_bytes() const noexcept = 0;
+  /// The part of temp_bytes() besides the alternate key and value buffers.
+  virtual std::size_t scratch_bytes() const noexcept = 0;
 };
 
 /// The four-way sort of Ha, Krüger & Silva 2009. Throws rsw::Error(DeviceUnavailable) when
 /// there is no usable CUDA device or the build has no GPU code.
 std::unique_ptr<GpuSorter> make_four_way_sorter();
+/// The 8-bit Onesweep sort with a circular look-back table. Throws like make_four_way_sorter.
+std::unique_ptr<GpuSorter> make_onesweep_sorter();
 
 /// The largest n the GPU sorts take (their indices are 32-bit).
 inline constexpr std::size_t kMaxGpuSortCount = 0x7FFFFFFFu;

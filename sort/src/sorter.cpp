@@ -18,6 +18,7 @@ std::string_view to_string(Algorithm algorithm) noexcept {
     case Algorithm::Auto: return "auto";
     case Algorithm::Cpu: return "cpu";
     case Algorithm::FourWay: return "fourway";
+    case Algorithm::Onesweep: return "onesweep";
   }
   return "unknown";
 }
@@ -27,8 +28,9 @@ Algorithm parse_algorithm(std::string_view name) {
   if (lower == "auto") return Algorithm::Auto;
   if (lower == "cpu") return Algorithm::Cpu;
   if (lower == "fourway" || lower == "four-way") return Algorithm::FourWay;
-  throw Error(ErrorKind::InvalidArgument,
-              "unknown sort algorithm '" + std::string(name) + "' (expected auto, cpu or fourway)");
+  if (lower == "onesweep") return Algorithm::Onesweep;
+  throw Error(ErrorKind::InvalidArgument, "unknown sort algorithm '" + std::string(name) +
+                                              "' (expected auto, cpu, fourway or onesweep)");
 }
 
 namespace {
@@ -50,7 +52,9 @@ void validate(std::size_t key_count, std::size_t value_count, bool with_values,
 Algorithm resolve(Algorithm requested, std::size_t count) {
   if (requested == Algorithm::Cpu) return Algorithm::Cpu;
   if (requested == Algorithm::Auto) {
-    return resolve_backend(Backend::Auto) == Backend::Cuda ? Algorithm::FourWay : Algorithm::Cpu;
+    // Onesweep for every n the GPU sorts take (small n included: it has a one-block path).
+    const bool gpu = resolve_backend(Backend::Auto) == Backend::Cuda;
+    return gpu && count <= detail::kMaxGpuSortCount ? Algorithm::Onesweep : Algorithm::Cpu;
   }
   resolve_backend(Backend::Cuda);  // throws, saying why, when the GPU cannot run
   if (count > detail::kMaxGpuSortCount) {
@@ -68,6 +72,7 @@ struct Sorter::Impl {
 
   detail::CpuRadixSorter cpu;
   std::unique_ptr<detail::GpuSorter> four_way;
+  std::unique_ptr<detail::GpuSorter> onesweep;
   detail::GpuSorter* last_gpu = nullptr;  // the sorter whose stats are pending, if any
   SortStats stats;
   // Staging: host data sorted on the GPU, and device data sorted on the CPU.
@@ -76,10 +81,15 @@ struct Sorter::Impl {
   std::vector<std::uint32_t> host_keys;
   std::vector<std::uint32_t> host_values;
 
-  // The GPU sorter; the four-way sort is the one GPU algorithm so far.
-  detail::GpuSorter& gpu() {
-    if (!four_way) four_way = detail::make_four_way_sorter();
-    return *four_way;
+  // The GPU sorter of `algorithm` (FourWay or Onesweep), made on first use.
+  detail::GpuSorter& gpu(Algorithm algorithm) {
+    std::unique_ptr<detail::GpuSorter>& sorter =
+        algorithm == Algorithm::FourWay ? four_way : onesweep;
+    if (!sorter) {
+      sorter = algorithm == Algorithm::FourWay ? detail::make_four_way_sorter()
+                                               : detail::make_onesweep_sorter();
+    }
+    return *sorter;
   }
 
   void sort_on_cpu(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
@@ -101,9 +111,9 @@ struct Sorter::Impl {
     last_gpu = nullptr;
   }
 
-  void sort_on_gpu(std::uint32_t* keys, std::uint32_t* values, std::size_t count,
-                   const SortOptions& options) {
-    detail::GpuSorter& sorter = gpu();
+  void sort_on_gpu(Algorithm algorithm, std::uint32_t* keys, std::uint32_t* values,
+                   std::size_t count, const SortOptions& options) {
+    detail::GpuSorter& sorter = gpu(algorithm);
     sorter.sort({.keys = keys,
                  .values = values,
                  .count = count,
@@ -121,8 +131,8 @@ struct Sorter::Impl {
     if (algorithm == Algorithm::Cpu) return sort_on_cpu(keys, values, options);
     device_keys.upload(keys, options.stream);
     if (with_values) device_values.upload(values, options.stream);
-    sort_on_gpu(device_keys.data(), with_values ? device_values.data() : nullptr, keys.size(),
-                options);
+    sort_on_gpu(algorithm, device_keys.data(), with_values ? device_values.data() : nullptr,
+                keys.size(), options);
     device_keys.download(keys, options.stream);
     if (with_values) device_values.download(values, options.stream);
   }
@@ -132,7 +142,8 @@ struct Sorter::Impl {
     validate(keys.size, values.size, with_values, options);
     const Algorithm algorithm = resolve(options.algorithm, keys.size);
     if (algorithm != Algorithm::Cpu) {
-      return sort_on_gpu(keys.data, with_values ? values.data : nullptr, keys.size, options);
+      return sort_on_gpu(algorithm, keys.data, with_values ? values.data : nullptr, keys.size,
+                         options);
     }
     host_keys.resize(keys.size);
     rsw::detail::copy_device_to_host(host_keys.data(), keys.data, keys.size_bytes(),
@@ -181,6 +192,7 @@ void Sorter::sort_pairs(DeviceSpan<std::uint32_t> keys, DeviceSpan<std::uint32_t
 SortStats Sorter::last_stats() {
   if (impl_->last_gpu != nullptr) {
     impl_->stats = impl_->last_gpu->read_stats();
+    impl_->stats.scratch_bytes = impl_->last_gpu->scratch_bytes();
     impl_->last_gpu = nullptr;
   }
   impl_->stats.temp_bytes = temp_bytes();
@@ -189,6 +201,7 @@ SortStats Sorter::last_stats() {
 
 std::size_t Sorter::temp_bytes() const noexcept {
   return impl_->cpu.temp_bytes() + (impl_->four_way ? impl_->four_way->temp_bytes() : 0) +
+         (impl_->onesweep ? impl_->onesweep->temp_bytes() : 0) +
          (impl_->device_keys.capacity() + impl_->device_values.capacity()) * sizeof(std::uint32_t) +
          (impl_->host_keys.capacity() + impl_->host_values.capacity()) * sizeof(std::uint32_t);
 }

@@ -109,7 +109,8 @@ TEST(SortArguments, BadBitRangesAndSizesAreRejected) {
 }
 
 TEST(SortArguments, AlgorithmsHaveNames) {
-  for (Algorithm algorithm : {Algorithm::Auto, Algorithm::Cpu, Algorithm::FourWay}) {
+  for (Algorithm algorithm :
+       {Algorithm::Auto, Algorithm::Cpu, Algorithm::FourWay, Algorithm::Onesweep}) {
     EXPECT_EQ(parse_algorithm(to_string(algorithm)), algorithm);
   }
   EXPECT_THROW(parse_algorithm("bogosort"), Error);
@@ -119,12 +120,15 @@ TEST(SortArguments, TheGpuSortWithoutADeviceSaysWhy) {
   if (cuda_runtime_info().available()) GTEST_SKIP() << "a CUDA device is present";
   Sorter sorter;
   std::vector<std::uint32_t> keys = {3, 1, 2};
-  try {
-    sorter.sort_keys(keys, {.algorithm = Algorithm::FourWay});
-    FAIL() << "the four-way sort ran without a device";
-  } catch (const Error& error) {
-    EXPECT_EQ(error.kind(), ErrorKind::DeviceUnavailable) << error.what();
+  for (Algorithm algorithm : {Algorithm::FourWay, Algorithm::Onesweep}) {
+    try {
+      sorter.sort_keys(keys, {.algorithm = algorithm});
+      FAIL() << to_string(algorithm) << " ran without a device";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::DeviceUnavailable) << error.what();
+    }
   }
+  EXPECT_EQ(keys, (std::vector<std::uint32_t>{3, 1, 2})) << "a refused sort moves nothing";
   sorter.sort_keys(keys);  // Auto: the CPU
   EXPECT_EQ(keys, (std::vector<std::uint32_t>{1, 2, 3}));
   EXPECT_EQ(sorter.last_stats().algorithm, Algorithm::Cpu);

@@ -74,6 +74,34 @@ inline sort::SortStats check_sort(sort::Sorter& sorter, std::vector<std::uint32_
   return stats;
 }
 
+/// Whether (keys, values) is the stable ascending sort of `original` with values = indices,
+/// checked in O(n) (for sizes where std::stable_sort as an oracle would take too long): keys
+/// ascending, each value a distinct index whose original key is the key beside it, and equal
+/// keys in index order.
+inline ::testing::AssertionResult is_stable_sort_of(const std::vector<std::uint32_t>& original,
+                                                    const std::vector<std::uint32_t>& keys,
+                                                    const std::vector<std::uint32_t>& values) {
+  if (keys.size() != original.size() || values.size() != original.size()) {
+    return ::testing::AssertionFailure() << "sizes " << keys.size() << " and " << values.size()
+                                         << ", expected " << original.size();
+  }
+  std::vector<bool> seen(original.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const std::uint32_t index = values[i];
+    if (index >= original.size() || seen[index] || original[index] != keys[i]) {
+      return ::testing::AssertionFailure()
+             << "at " << i << ": value " << index << " is not a fresh index of key " << keys[i];
+    }
+    seen[index] = true;
+    if (i > 0 && (keys[i - 1] > keys[i] || (keys[i - 1] == keys[i] && values[i - 1] > index))) {
+      return ::testing::AssertionFailure()
+             << "at " << i << ": (" << keys[i - 1] << ", " << values[i - 1] << ") before ("
+             << keys[i] << ", " << index << ")";
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
 /// Bit ranges (including empty and one-bit ones) and both orders, on keys with and without
 /// duplicates, with `algorithm` on `memory`.
 inline void check_bit_ranges_and_orders(sort::Algorithm algorithm, Memory memory) {

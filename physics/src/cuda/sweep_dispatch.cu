@@ -323,7 +323,7 @@ class CudaSweep final : public SweepBackend {
       RSW_CUDA_CHECK_LAUNCH("launching pair_keys");
       pair_sorter_.sort_pairs(
           pair_keys_.span(), pair_order_.span(),
-          {.algorithm = sort::Algorithm::FourWay, .end_bit = end_bit, .stream = stream});
+          {.algorithm = sort::Algorithm::Onesweep, .end_bit = end_bit, .stream = stream});
     }
     sorted_pairs_.resize_discarding(pairs);
     kernels::gather_pairs<<<blocks_for(pairs), kThreads, 0, stream>>>(

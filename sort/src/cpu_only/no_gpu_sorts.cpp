@@ -9,4 +9,9 @@ std::unique_ptr<GpuSorter> make_four_way_sorter() {
               "the four-way GPU sort is not in this build (it was configured without CUDA)");
 }
 
+std::unique_ptr<GpuSorter> make_onesweep_sorter() {
+  throw Error(ErrorKind::DeviceUnavailable,
+              "the Onesweep GPU sort is not in this build (it was configured without CUDA)");
+}
+
 }  // namespace rsw::sort::detail

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "four_way_kernels.cuh"
+#include "gpu_sort_graphs.cuh"
 #include "gpu_sorter.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/cuda_check.hpp"
@@ -65,21 +66,6 @@ constexpr std::size_t kDefaultTuning = 2;  // 256 x 8, until calibrated
 constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
 constexpr int kCalibrationRuns = 5;
 
-__global__ void fill_random_keys(std::uint32_t* keys, std::uint32_t* values, std::size_t count,
-                                 std::uint32_t seed) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
-       i += std::size_t{gridDim.x} * blockDim.x) {
-    std::uint32_t x = static_cast<std::uint32_t>(i) * 0x9E3779B9u + seed;  // splitmix-style hash
-    x ^= x >> 16;
-    x *= 0x85EBCA6Bu;
-    x ^= x >> 13;
-    x *= 0xC2B2AE35u;
-    x ^= x >> 16;
-    keys[i] = x;
-    if (values != nullptr) values[i] = static_cast<std::uint32_t>(i);
-  }
-}
-
 // RSW_FOURWAY_TUNING=256x16 forces a tuning and skips the calibration (for profiling).
 std::optional<std::size_t> forced_tuning() {
   const char* setting = std::getenv("RSW_FOURWAY_TUNING");
@@ -99,35 +85,6 @@ bool graphs_enabled() {
 }
 
 // [SECTION] Graph building
-class Graph {
- public:
-  Graph() { RSW_CUDA_CHECK(cudaGraphCreate(&graph_, 0), "creating the four-way sort graph"); }
-  ~Graph() { cudaGraphDestroy(graph_); }
-  Graph(const Graph&) = delete;
-  Graph& operator=(const Graph&) = delete;
-  cudaGraph_t get() const { return graph_; }
-
- private:
-  cudaGraph_t graph_ = nullptr;
-};
-
-template <class... Parameters>
-cudaGraphNode_t add_kernel(cudaGraph_t graph, cudaGraphNode_t after, void (*kernel)(Parameters...),
-                           unsigned int blocks, unsigned int threads,
-                           std::type_identity_t<Parameters>... arguments) {
-  void* argument_pointers[] = {&arguments...};
-  cudaKernelNodeParams parameters{};
-  parameters.func = reinterpret_cast<void*>(kernel);
-  parameters.gridDim = dim3(blocks);
-  parameters.blockDim = dim3(threads);
-  parameters.kernelParams = argument_pointers;
-  cudaGraphNode_t node = nullptr;
-  RSW_CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, after != nullptr ? &after : nullptr,
-                                        after != nullptr ? 1 : 0, &parameters),
-                 "adding a kernel to the four-way sort graph");
-  return node;
-}
-
 /// What a graph is built for; the problem's pointers and sizes are read from device memory,
 /// so one graph serves every sort of this shape.
 struct GraphShape {
@@ -153,8 +110,6 @@ class FourWaySorter final : public GpuSorter {
     RSW_CUDA_CHECK(cudaEventCreate(&stop_), "creating the four-way sort's stop event");
   }
   ~FourWaySorter() override {
-    for (const CachedGraph& graph : graphs_)
-      cudaGraphExecDestroy(graph.exec);
     cudaEventDestroy(start_);
     cudaEventDestroy(stop_);
   }
@@ -208,7 +163,9 @@ class FourWaySorter final : public GpuSorter {
     RSW_CUDA_CHECK(cudaEventRecord(start_, request.stream), "recording the sort's start");
     const GraphShape shape{tuning_index, with_values, num_tiles, check_blocks(count)};
     if (graphs_enabled()) {
-      RSW_CUDA_CHECK(cudaGraphLaunch(graph_for(shape), request.stream),
+      const cudaGraphExec_t graph =
+          graphs_.get(shape, [this](const GraphShape& wanted) { return build_graph(wanted); });
+      RSW_CUDA_CHECK(cudaGraphLaunch(graph, request.stream),
                      "launching the four-way sort graph for " + std::to_string(count) + " keys");
     } else {
       launch_on_stream(shape, passes_total, request.stream);
@@ -244,9 +201,12 @@ class FourWaySorter final : public GpuSorter {
   }
 
   std::size_t temp_bytes() const noexcept override {
-    return (tile_keys_.capacity() + tile_values_.capacity() + tile_counts_.capacity() +
-            tile_offsets_.capacity()) *
-               sizeof(std::uint32_t) +
+    return scratch_bytes() +
+           (tile_keys_.capacity() + tile_values_.capacity()) * sizeof(std::uint32_t);
+  }
+
+  std::size_t scratch_bytes() const noexcept override {
+    return (tile_counts_.capacity() + tile_offsets_.capacity()) * sizeof(std::uint32_t) +
            sizeof(Problem) + sizeof(Control);
   }
 
@@ -294,58 +254,24 @@ class FourWaySorter final : public GpuSorter {
     RSW_CUDA_CHECK_LAUNCH("launching the four-way sort's passes");
   }
 
-  // Adds a conditional node (kind `type`, condition `handle`) after `after` to `graph` and
-  // returns it with its body graph.
-  static std::pair<cudaGraphNode_t, cudaGraph_t> add_conditional(
-      cudaGraph_t graph, cudaGraphNode_t after, cudaGraphConditionalHandle handle,
-      cudaGraphConditionalNodeType type) {
-    cudaGraphNodeParams parameters{};
-    parameters.type = cudaGraphNodeTypeConditional;
-    parameters.conditional.handle = handle;
-    parameters.conditional.type = type;
-    parameters.conditional.size = 1;
-    cudaGraphNode_t node = nullptr;
-    RSW_CUDA_CHECK(cudaGraphAddNode(&node, graph, after != nullptr ? &after : nullptr, nullptr,
-                                    after != nullptr ? 1 : 0, &parameters),
-                   "adding a conditional node to the four-way sort graph");
-    return {node, parameters.conditional.phGraph_out[0]};
-  }
-
   // begin_sort -> while (!done) {
   //   quick check -> if (it found no disorder) { check the rest }
   //   -> if (disorder found) { split -> scan -> map } -> end_pass (sets the while condition)
   // }
-  cudaGraphExec_t graph_for(const GraphShape& shape) {
-    ++graph_clock_;
-    const auto found = std::ranges::find(graphs_, shape, &CachedGraph::shape);
-    if (found != graphs_.end()) {
-      found->last_use = graph_clock_;
-      return found->exec;
-    }
-    if (graphs_.size() == kMaxCachedGraphs) {  // a loop whose n keeps changing: drop the stalest
-      const auto stalest = std::ranges::min_element(graphs_, {}, &CachedGraph::last_use);
-      cudaGraphExecDestroy(stalest->exec);
-      graphs_.erase(stalest);
-    }
+  Graph build_graph(const GraphShape& shape) {
     const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
     Control* control = control_.data();
     Graph graph;
-    cudaGraphConditionalHandle loop{};
-    RSW_CUDA_CHECK(
-        cudaGraphConditionalHandleCreate(&loop, graph.get(), 1, cudaGraphCondAssignDefault),
-        "creating the four-way sort's loop condition");
+    const cudaGraphConditionalHandle loop =
+        make_condition(graph.get(), 1, cudaGraphCondAssignDefault);
     const cudaGraphNode_t begin =
         add_kernel(graph.get(), nullptr, begin_sort, 1, 1, problem, control);
     const cudaGraph_t body =
         add_conditional(graph.get(), begin, loop, cudaGraphCondTypeWhile).second;
 
-    cudaGraphConditionalHandle check_rest{};
-    cudaGraphConditionalHandle run_pass{};
-    RSW_CUDA_CHECK(cudaGraphConditionalHandleCreate(&check_rest, body, 0, 0),
-                   "creating the four-way sort's order-check condition");
-    RSW_CUDA_CHECK(cudaGraphConditionalHandleCreate(&run_pass, body, 0, 0),
-                   "creating the four-way sort's pass condition");
+    const cudaGraphConditionalHandle check_rest = make_condition(body, 0, 0);
+    const cudaGraphConditionalHandle run_pass = make_condition(body, 0, 0);
     const cudaGraphNode_t quick =
         add_kernel(body, nullptr, quick_check_order, 1, kQuickCheckThreads, problem, control,
                    check_rest, run_pass, 1);
@@ -363,12 +289,7 @@ class FourWaySorter final : public GpuSorter {
     add_kernel(pass_body, scan, shape.with_values ? tuning.map_pairs : tuning.map_keys,
                shape.num_tiles, tuning.threads, problem, control);
     add_kernel(body, pass_node, end_pass, 1, 1, problem, control, loop, 1);
-
-    cudaGraphExec_t exec = nullptr;
-    RSW_CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0),
-                   "instantiating the four-way sort graph");
-    graphs_.push_back({shape, exec, graph_clock_});
-    return exec;
+    return graph;
   }
 
   // The tuning for keys-only or key-value sorts on this device, calibrated on first use.
@@ -394,7 +315,7 @@ class FourWaySorter final : public GpuSorter {
     for (std::size_t index = 0; index < kTunings.size(); ++index) {
       std::array<float, kCalibrationRuns> times{};
       for (int run = -1; run < kCalibrationRuns; ++run) {
-        fill_random_keys<<<256, 256, 0, stream>>>(
+        fill_calibration_keys<<<256, 256, 0, stream>>>(
             keys.data(), with_values ? values.data() : nullptr, kCalibrationKeys,
             static_cast<std::uint32_t>(run + 7));
         RSW_CUDA_CHECK_LAUNCH("filling the calibration keys");
@@ -426,15 +347,7 @@ class FourWaySorter final : public GpuSorter {
   DeviceBuffer<std::uint32_t> tile_counts_;
   DeviceBuffer<std::uint32_t> tile_offsets_;
   std::optional<Problem> uploaded_problem_;
-  // Instantiated graphs, one per shape in use; a few, least recently used dropped first.
-  struct CachedGraph {
-    GraphShape shape;
-    cudaGraphExec_t exec;
-    std::uint64_t last_use;
-  };
-  static constexpr std::size_t kMaxCachedGraphs = 8;
-  std::vector<CachedGraph> graphs_;
-  std::uint64_t graph_clock_ = 0;
+  GraphCache<GraphShape> graphs_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   Pending pending_;

@@ -2,13 +2,15 @@
 // sorting), on host or device memory, on the CPU or the GPU.
 //
 //   rsw::sort::Sorter sorter;
-//   sorter.sort_pairs(keys, object_indices, {.algorithm = Algorithm::FourWay});
+//   sorter.sort_pairs(keys, object_indices, {.algorithm = Algorithm::Onesweep});
 //   rsw::sort::SortStats stats = sorter.last_stats();   // passes run / skipped, time
 //
 // Sorts are stable and in place: the sorted keys end in the caller's buffer. The sorter owns
-// its temp storage (an alternate buffer of n keys and n values, and a few KiB of counters), grows
-// it on demand and keeps it, so repeated sorts of up to the same size allocate nothing.
-// A sorter is not thread-safe; use one per thread or stream.
+// its temp storage and grows it on demand and keeps it, so repeated sorts of up to the same
+// size allocate nothing: the alternate buffers of n keys and n values a GPU sort moves the data
+// through (not needed for n <= 4096), plus scratch that does not grow with n for Onesweep
+// (its 2 MiB look-back table and histograms) and a few bytes per tile for FourWay.
+// A sorter is not thread-safe; use one per thread or stream, and order its sorts (one stream).
 #pragma once
 
 #include <cstddef>
@@ -24,14 +26,15 @@ namespace rsw::sort {
 
 /// Which sort runs.
 enum class Algorithm {
-  Auto,     ///< the GPU four-way sort when a CUDA device is usable, else Cpu
-  Cpu,      ///< LSD radix, 8-bit digits, on the host (multi-threaded for large n)
-  FourWay,  ///< the GPU four-way radix sort of Ha, Krüger & Silva 2009 (2 bits per pass)
+  Auto,      ///< Onesweep when a CUDA device is usable, else Cpu
+  Cpu,       ///< LSD radix, 8-bit digits, on the host (multi-threaded for large n)
+  FourWay,   ///< the GPU four-way radix sort of Ha, Krüger & Silva 2009 (2 bits per pass)
+  Onesweep,  ///< the GPU 8-bit Onesweep sort with a constant-size circular look-back table
 };
 
-/// "auto", "cpu" or "fourway".
+/// "auto", "cpu", "fourway" or "onesweep".
 std::string_view to_string(Algorithm algorithm) noexcept;
-/// Parses "auto", "cpu" or "fourway"; throws rsw::Error(InvalidArgument) otherwise.
+/// Parses "auto", "cpu", "fourway" or "onesweep"; throws rsw::Error(InvalidArgument) otherwise.
 Algorithm parse_algorithm(std::string_view name);
 
 enum class Order { Ascending, Descending };
@@ -49,13 +52,14 @@ struct SortOptions {
 struct SortStats {
   Algorithm algorithm = Algorithm::Cpu;  ///< the algorithm that ran (Auto resolved)
   std::size_t count = 0;                 ///< keys sorted
-  int passes_total = 0;     ///< digit passes the bit range needs (2-bit or 8-bit digits)
-  int passes_run = 0;       ///< passes that moved data
-  int passes_skipped = 0;   ///< passes_total - passes_run
-  bool early_exit = false;  ///< an order check found the keys sorted before all passes ran
-  double milliseconds = 0;  ///< host clock for Cpu; CUDA events around the whole sort for FourWay
-  std::size_t temp_bytes = 0;  ///< temp storage the sorter holds
-  int block_threads = 0;       ///< GPU tuning that ran (calibrated once per device); 0 for Cpu
+  int passes_total = 0;           ///< digit passes the bit range needs (2-bit or 8-bit digits)
+  int passes_run = 0;             ///< passes that moved data
+  int passes_skipped = 0;         ///< passes_total - passes_run
+  bool early_exit = false;        ///< an order check found the keys sorted before all passes ran
+  double milliseconds = 0;        ///< host clock for Cpu; CUDA events around the whole GPU sort
+  std::size_t temp_bytes = 0;     ///< temp storage the sorter holds (host and device)
+  std::size_t scratch_bytes = 0;  ///< the GPU sort's temp storage besides its alternate buffers
+  int block_threads = 0;          ///< GPU tuning that ran (calibrated once per device); 0 for Cpu
   int items_per_thread = 0;
 };
 

@@ -1,0 +1,140 @@
+// What the GPU sorts share on the host side: building CUDA graphs whose kernels decide
+// themselves which nodes run (conditional nodes), a small cache of instantiated graphs, one per
+// problem shape, and the random keys their one-time calibration sorts.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "rsw/engine/cuda_check.hpp"
+
+namespace rsw::sort::detail {
+
+/// An owned cudaGraph_t, to be instantiated.
+class Graph {
+ public:
+  Graph() { RSW_CUDA_CHECK(cudaGraphCreate(&graph_, 0), "creating a sort graph"); }
+  ~Graph() {
+    if (graph_ != nullptr) cudaGraphDestroy(graph_);
+  }
+  Graph(Graph&& other) noexcept : graph_(std::exchange(other.graph_, nullptr)) {}
+  Graph& operator=(Graph&&) = delete;
+  cudaGraph_t get() const { return graph_; }
+
+ private:
+  cudaGraph_t graph_ = nullptr;
+};
+
+/// Adds `kernel<<<blocks, threads>>>(arguments...)` to `graph` after `after` (or as a root).
+template <class... Parameters>
+cudaGraphNode_t add_kernel(cudaGraph_t graph, cudaGraphNode_t after, void (*kernel)(Parameters...),
+                           unsigned int blocks, unsigned int threads,
+                           std::type_identity_t<Parameters>... arguments) {
+  void* argument_pointers[] = {&arguments...};
+  cudaKernelNodeParams parameters{};
+  parameters.func = reinterpret_cast<void*>(kernel);
+  parameters.gridDim = dim3(blocks);
+  parameters.blockDim = dim3(threads);
+  parameters.kernelParams = argument_pointers;
+  cudaGraphNode_t node = nullptr;
+  RSW_CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, after != nullptr ? &after : nullptr,
+                                        after != nullptr ? 1 : 0, &parameters),
+                 "adding a kernel to a sort graph");
+  return node;
+}
+
+/// Adds a conditional node (kind `type`, condition `handle`) after `after` to `graph` and
+/// returns it with its body graph.
+inline std::pair<cudaGraphNode_t, cudaGraph_t> add_conditional(cudaGraph_t graph,
+                                                               cudaGraphNode_t after,
+                                                               cudaGraphConditionalHandle handle,
+                                                               cudaGraphConditionalNodeType type) {
+  cudaGraphNodeParams parameters{};
+  parameters.type = cudaGraphNodeTypeConditional;
+  parameters.conditional.handle = handle;
+  parameters.conditional.type = type;
+  parameters.conditional.size = 1;
+  cudaGraphNode_t node = nullptr;
+  RSW_CUDA_CHECK(cudaGraphAddNode(&node, graph, after != nullptr ? &after : nullptr, nullptr,
+                                  after != nullptr ? 1 : 0, &parameters),
+                 "adding a conditional node to a sort graph");
+  return {node, parameters.conditional.phGraph_out[0]};
+}
+
+/// A condition of `graph` that kernels set; 0 unless a kernel sets it during the launch.
+inline cudaGraphConditionalHandle make_condition(cudaGraph_t graph, unsigned int initial,
+                                                 unsigned int flags) {
+  cudaGraphConditionalHandle handle{};
+  RSW_CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, graph, initial, flags),
+                 "creating a sort graph's condition");
+  return handle;
+}
+
+/// Instantiated graphs, one per shape in use; a loop whose size keeps changing keeps the
+/// kMaxGraphs most recently used. Shape needs ==.
+template <class Shape>
+class GraphCache {
+ public:
+  GraphCache() = default;
+  GraphCache(const GraphCache&) = delete;
+  GraphCache& operator=(const GraphCache&) = delete;
+  ~GraphCache() {
+    for (const Entry& entry : entries_)
+      cudaGraphExecDestroy(entry.exec);
+  }
+
+  /// The graph for `shape`, built by `build(shape)` (returning a Graph) on first use.
+  template <class Build>
+  cudaGraphExec_t get(const Shape& shape, Build&& build) {
+    ++clock_;
+    const auto found = std::ranges::find(entries_, shape, &Entry::shape);
+    if (found != entries_.end()) {
+      found->last_use = clock_;
+      return found->exec;
+    }
+    if (entries_.size() == kMaxGraphs) {
+      const auto stalest = std::ranges::min_element(entries_, {}, &Entry::last_use);
+      cudaGraphExecDestroy(stalest->exec);
+      entries_.erase(stalest);
+    }
+    const Graph graph = build(shape);
+    cudaGraphExec_t exec = nullptr;
+    RSW_CUDA_CHECK(cudaGraphInstantiate(&exec, graph.get(), 0), "instantiating a sort graph");
+    entries_.push_back({shape, exec, clock_});
+    return exec;
+  }
+
+ private:
+  struct Entry {
+    Shape shape;
+    cudaGraphExec_t exec;
+    std::uint64_t last_use;
+  };
+  static constexpr std::size_t kMaxGraphs = 8;
+  std::vector<Entry> entries_;
+  std::uint64_t clock_ = 0;
+};
+
+/// Hashed, well-mixed keys (and values = indices when `values` is set) for calibration runs.
+/// (static: each sort's translation unit has its own copy of this kernel.)
+static __global__ void fill_calibration_keys(std::uint32_t* keys, std::uint32_t* values,
+                                             std::size_t count, std::uint32_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count;
+       i += std::size_t{gridDim.x} * blockDim.x) {
+    std::uint32_t x = static_cast<std::uint32_t>(i) * 0x9E3779B9u + seed;  // splitmix-style hash
+    x ^= x >> 16;
+    x *= 0x85EBCA6Bu;
+    x ^= x >> 13;
+    x *= 0xC2B2AE35u;
+    x ^= x >> 16;
+    keys[i] = x;
+    if (values != nullptr) values[i] = static_cast<std::uint32_t>(i);
+  }
+}
+
+}  // namespace rsw::sort::detail

@@ -1,0 +1,356 @@
+// Host side of the Onesweep sort: temp storage (the 2 MiB circular look-back table and a
+// control block, constant in n, plus the alternate key/value buffers), the calibrated tuning,
+// and the launch: one CUDA graph whose if-nodes the histogram kernel sets, so a pass that is
+// not needed is not launched and the host never waits; or, for small n, a single block.
+//
+// Index:
+//   [SECTION] Tunings and calibration
+//   [SECTION] OnesweepSorter
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "gpu_sort_graphs.cuh"
+#include "gpu_sorter.hpp"
+#include "onesweep_kernels.cuh"
+#include "rsw/engine/backend.hpp"
+#include "rsw/engine/cuda_check.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
+
+namespace rsw::sort::detail {
+namespace onesweep {
+namespace {
+
+// [SECTION] Tunings and calibration
+// Threads per block and keys per thread of the pass kernel: larger tiles write longer runs
+// per digit (better coalescing) but keep fewer blocks resident to hide the look-back. The
+// best differs by GPU and by keys vs pairs; calibrate() times them once per device and mode.
+struct Tuning {
+  int threads;
+  int items;
+  void (*pass_keys)(const Problem*, Control*, std::uint64_t*, int);
+  void (*pass_pairs)(const Problem*, Control*, std::uint64_t*, int);
+
+  std::uint32_t tile() const { return static_cast<std::uint32_t>(threads * items); }
+};
+
+template <int kThreads, int kItems>
+constexpr Tuning make_tuning() {
+  return {kThreads, kItems, onesweep_pass<kThreads, kItems, false>,
+          onesweep_pass<kThreads, kItems, true>};
+}
+
+const std::array<Tuning, 4> kTunings = {
+    make_tuning<256, 16>(),
+    make_tuning<384, 16>(),
+    make_tuning<384, 20>(),
+    make_tuning<512, 16>(),
+};
+constexpr std::size_t kDefaultTuning = 1;  // 384 x 16, until calibrated
+
+constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
+constexpr int kCalibrationRuns = 5;
+constexpr unsigned int kCountBlocksPerMultiprocessor = 8;
+
+// RSW_ONESWEEP_TUNING=384x16 forces a tuning and skips the calibration (for profiling).
+std::optional<std::size_t> forced_tuning() {
+  const char* setting = std::getenv("RSW_ONESWEEP_TUNING");
+  if (setting == nullptr) return std::nullopt;
+  for (std::size_t index = 0; index < kTunings.size(); ++index) {
+    const std::string name =
+        std::to_string(kTunings[index].threads) + "x" + std::to_string(kTunings[index].items);
+    if (name == setting) return index;
+  }
+  throw Error(ErrorKind::InvalidArgument,
+              std::string("RSW_ONESWEEP_TUNING=") + setting + " names no tuning");
+}
+
+// RSW_ONESWEEP_GRAPH=0: plain launches; skipped passes then launch and return at once.
+bool graphs_enabled() {
+  const char* setting = std::getenv("RSW_ONESWEEP_GRAPH");
+  return setting == nullptr || std::string(setting) != "0";
+}
+
+/// What a graph is built for; pointers and sizes are read from device memory, so one graph
+/// serves every sort of this shape.
+struct GraphShape {
+  std::size_t tuning;
+  bool with_values;
+  std::uint32_t num_tiles;
+  unsigned int count_blocks;
+  int num_passes;
+  bool operator==(const GraphShape&) const = default;
+};
+
+// [SECTION] OnesweepSorter
+class OnesweepSorter final : public GpuSorter {
+ public:
+  OnesweepSorter() {
+    resolve_backend(Backend::Cuda);
+    RSW_CUDA_CHECK(cudaGetDevice(&device_), "reading the current device");
+    RSW_CUDA_CHECK(
+        cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_),
+        "reading the multiprocessor count");
+    problem_.resize_discarding(1);
+    control_.resize_discarding(1);
+    table_.resize_discarding(std::size_t{kTableTiles} * kBins);
+    // Zero once: the kernels leave the control block zero again, and a zero entry has no flag.
+    rsw::detail::fill_bytes_zero(control_.data(), sizeof(Control), nullptr);
+    rsw::detail::fill_bytes_zero(table_.data(), table_.size_bytes(), nullptr);
+    synchronize(nullptr);
+    RSW_CUDA_CHECK(cudaEventCreate(&start_), "creating the Onesweep sort's start event");
+    RSW_CUDA_CHECK(cudaEventCreate(&stop_), "creating the Onesweep sort's stop event");
+  }
+  ~OnesweepSorter() override {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+
+  void sort(const GpuSortRequest& request) override {
+    const int passes_total = (request.end_bit - request.begin_bit + kRadixBits - 1) / kRadixBits;
+    const bool with_values = request.values != nullptr;
+    const bool trivial = request.count <= 1 || passes_total == 0;  // sorted as it is
+    const bool single_tile = request.count <= kSingleTileKeys;
+    // Before anything else: the first sort of a kind calibrates, which runs sorts itself.
+    std::size_t tuning_index = kDefaultTuning;
+    if (calibrating_tuning_) {
+      tuning_index = *calibrating_tuning_;
+    } else if (const std::optional<std::size_t> forced = forced_tuning()) {
+      tuning_index = *forced;
+    } else if (!trivial && !single_tile) {
+      tuning_index = tuning_for(with_values, request.stream);
+    }
+    pending_ = Pending{.count = request.count, .passes_total = passes_total};
+    if (trivial) return;
+
+    const Tuning& tuning = kTunings[tuning_index];
+    const auto count = static_cast<std::uint32_t>(request.count);
+    const std::uint32_t num_tiles = (count + tuning.tile() - 1) / tuning.tile();
+    if (!single_tile) reserve(count, with_values);
+    const int bits = request.end_bit - request.begin_bit;
+    upload({.keys = request.keys,
+            .values = request.values,
+            .alternate_keys = single_tile ? nullptr : alternate_keys_.data(),
+            .alternate_values = single_tile || !with_values ? nullptr : alternate_values_.data(),
+            .count = count,
+            .num_tiles = num_tiles,
+            .order_mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u,
+            .begin_bit = request.begin_bit,
+            .end_bit = request.end_bit,
+            .num_passes = passes_total,
+            .descending = request.descending ? 1 : 0},
+           request.stream);
+
+    RSW_CUDA_CHECK(cudaEventRecord(start_, request.stream), "recording the sort's start");
+    if (single_tile) {
+      (with_values ? sort_single_tile<true>
+                   : sort_single_tile<false>)<<<1, kSingleTileThreads, 0, request.stream>>>(
+          problem_.data(), control_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching the single-tile Onesweep sort");
+    } else {
+      const GraphShape shape{tuning_index, with_values, num_tiles, count_blocks(count),
+                             passes_total};
+      if (graphs_enabled()) {
+        const cudaGraphExec_t graph =
+            graphs_.get(shape, [this](const GraphShape& wanted) { return build_graph(wanted); });
+        RSW_CUDA_CHECK(cudaGraphLaunch(graph, request.stream),
+                       "launching the Onesweep sort graph for " + std::to_string(count) + " keys");
+      } else {
+        launch_on_stream(shape, request.stream);
+      }
+    }
+    RSW_CUDA_CHECK(cudaEventRecord(stop_, request.stream), "recording the sort's end");
+    pending_.launched = true;
+    pending_.single_tile = single_tile;
+    pending_.tuning = tuning_index;
+  }
+
+  SortStats read_stats() override {
+    SortStats stats{.algorithm = Algorithm::Onesweep,
+                    .count = pending_.count,
+                    .passes_total = pending_.passes_total};
+    if (!pending_.launched) {
+      stats.passes_skipped = pending_.passes_total;
+      stats.early_exit = pending_.passes_total > 0;
+      return stats;
+    }
+    RSW_CUDA_CHECK(cudaEventSynchronize(stop_), "waiting for the Onesweep sort");
+    float milliseconds = 0;
+    RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_), "timing the Onesweep sort");
+    Control control{};
+    RSW_CUDA_CHECK(cudaMemcpy(&control, control_.data(), sizeof control, cudaMemcpyDeviceToHost),
+                   "reading the Onesweep sort's statistics");
+    stats.passes_run = static_cast<int>(control.passes_run);
+    stats.passes_skipped = stats.passes_total - stats.passes_run;
+    stats.early_exit = control.early_exit != 0;
+    stats.milliseconds = milliseconds;
+    stats.block_threads =
+        pending_.single_tile ? kSingleTileThreads : kTunings[pending_.tuning].threads;
+    stats.items_per_thread =
+        pending_.single_tile ? kSingleTileItems : kTunings[pending_.tuning].items;
+    return stats;
+  }
+
+  std::size_t temp_bytes() const noexcept override {
+    return scratch_bytes() +
+           (alternate_keys_.capacity() + alternate_values_.capacity()) * sizeof(std::uint32_t);
+  }
+
+  std::size_t scratch_bytes() const noexcept override {
+    return table_.capacity() * sizeof(std::uint64_t) + sizeof(Problem) + sizeof(Control);
+  }
+
+ private:
+  struct Pending {
+    std::size_t count = 0;
+    int passes_total = 0;
+    bool launched = false;
+    bool single_tile = false;
+    std::size_t tuning = kDefaultTuning;
+  };
+
+  void reserve(std::uint32_t count, bool with_values) {
+    alternate_keys_.resize_discarding(std::max<std::size_t>(alternate_keys_.size(), count));
+    if (with_values) {
+      alternate_values_.resize_discarding(std::max<std::size_t>(alternate_values_.size(), count));
+    }
+  }
+
+  // A frame loop sorts the same buffers every frame: upload only what changed. The copy is
+  // from pageable memory, which the runtime stages before returning, so uploaded_problem_
+  // may change for the next sort while this copy is still queued.
+  void upload(const Problem& problem, StreamHandle stream) {
+    if (uploaded_problem_ && std::memcmp(&*uploaded_problem_, &problem, sizeof problem) == 0) {
+      return;
+    }
+    uploaded_problem_ = problem;
+    RSW_CUDA_CHECK(cudaMemcpyAsync(problem_.data(), &*uploaded_problem_, sizeof problem,
+                                   cudaMemcpyHostToDevice, stream),
+                   "uploading the Onesweep sort's problem");
+  }
+
+  unsigned int count_blocks(std::uint32_t count) const {
+    const std::uint32_t wanted = (count + kCountChunk - 1) / kCountChunk;
+    return std::max(1u, std::min(wanted, static_cast<std::uint32_t>(multiprocessors_) *
+                                             kCountBlocksPerMultiprocessor));
+  }
+
+  void launch_on_stream(const GraphShape& shape, StreamHandle stream) {
+    const Tuning& tuning = kTunings[shape.tuning];
+    count_digits<<<shape.count_blocks, kCountThreads, 0, stream>>>(problem_.data(), control_.data(),
+                                                                   {});
+    for (int pass = 0; pass < shape.num_passes; ++pass) {
+      (shape.with_values ? tuning.pass_pairs
+                         : tuning.pass_keys)<<<shape.num_tiles, tuning.threads, 0, stream>>>(
+          problem_.data(), control_.data(), table_.data(), pass);
+    }
+    copy_back<<<copy_blocks(), kCopyThreads, 0, stream>>>(problem_.data(), control_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching the Onesweep sort's kernels");
+  }
+
+  unsigned int copy_blocks() const { return static_cast<unsigned int>(multiprocessors_) * 8u; }
+
+  // count_digits (sets the conditions) -> if (pass 0 runs) { pass 0 } -> ... ->
+  // if (an odd number ran) { copy back }
+  Graph build_graph(const GraphShape& shape) {
+    const Tuning& tuning = kTunings[shape.tuning];
+    Problem* problem = problem_.data();
+    Control* control = control_.data();
+    Graph graph;
+    Conditions conditions{};
+    for (int pass = 0; pass < shape.num_passes; ++pass)
+      conditions.pass[pass] = make_condition(graph.get(), 0, 0);
+    conditions.copy_back = make_condition(graph.get(), 0, 0);
+    conditions.in_graph = 1;
+    cudaGraphNode_t previous = add_kernel(graph.get(), nullptr, count_digits, shape.count_blocks,
+                                          kCountThreads, problem, control, conditions);
+    for (int pass = 0; pass < shape.num_passes; ++pass) {
+      const auto [node, body] =
+          add_conditional(graph.get(), previous, conditions.pass[pass], cudaGraphCondTypeIf);
+      add_kernel(body, nullptr, shape.with_values ? tuning.pass_pairs : tuning.pass_keys,
+                 shape.num_tiles, tuning.threads, problem, control, table_.data(), pass);
+      previous = node;
+    }
+    const auto [copy_node, copy_body] =
+        add_conditional(graph.get(), previous, conditions.copy_back, cudaGraphCondTypeIf);
+    add_kernel(copy_body, nullptr, copy_back, copy_blocks(), kCopyThreads, problem,
+               static_cast<const Control*>(control));
+    return graph;
+  }
+
+  // The tuning for keys-only or key-value sorts on this device, calibrated on first use.
+  std::size_t tuning_for(bool with_values, StreamHandle stream) {
+    static std::mutex mutex;
+    static std::map<std::pair<int, bool>, std::size_t> calibrated;
+    const std::lock_guard lock(mutex);
+    const auto key = std::make_pair(device_, with_values);
+    if (const auto found = calibrated.find(key); found != calibrated.end()) return found->second;
+    const std::size_t best = calibrate(with_values, stream);
+    calibrated.emplace(key, best);
+    return best;
+  }
+
+  // Sorts kCalibrationKeys random keys with each tuning and returns the fastest (median of
+  // kCalibrationRuns after a warm-up). Runs once per device and mode; takes ~20 ms.
+  std::size_t calibrate(bool with_values, StreamHandle stream) {
+    DeviceBuffer<std::uint32_t> keys(kCalibrationKeys);
+    DeviceBuffer<std::uint32_t> values(with_values ? kCalibrationKeys : 0);
+    std::size_t best = kDefaultTuning;
+    float best_ms = 0;
+    for (std::size_t index = 0; index < kTunings.size(); ++index) {
+      std::array<float, kCalibrationRuns> times{};
+      for (int run = -1; run < kCalibrationRuns; ++run) {
+        fill_calibration_keys<<<256, 256, 0, stream>>>(
+            keys.data(), with_values ? values.data() : nullptr, kCalibrationKeys,
+            static_cast<std::uint32_t>(run + 7));
+        RSW_CUDA_CHECK_LAUNCH("filling the calibration keys");
+        calibrating_tuning_ = index;
+        sort({.keys = keys.data(),
+              .values = with_values ? values.data() : nullptr,
+              .count = kCalibrationKeys,
+              .stream = stream});
+        calibrating_tuning_.reset();
+        const SortStats stats = read_stats();
+        if (run >= 0) times[static_cast<std::size_t>(run)] = static_cast<float>(stats.milliseconds);
+      }
+      std::ranges::sort(times);
+      const float median = times[kCalibrationRuns / 2];
+      if (index == 0 || median < best_ms) {
+        best = index;
+        best_ms = median;
+      }
+    }
+    return best;
+  }
+
+  int device_ = 0;
+  int multiprocessors_ = 0;
+  DeviceBuffer<Problem> problem_;
+  DeviceBuffer<Control> control_;
+  DeviceBuffer<std::uint64_t> table_;
+  DeviceBuffer<std::uint32_t> alternate_keys_;
+  DeviceBuffer<std::uint32_t> alternate_values_;
+  std::optional<Problem> uploaded_problem_;
+  GraphCache<GraphShape> graphs_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  Pending pending_;
+  std::optional<std::size_t> calibrating_tuning_;
+};
+
+}  // namespace
+}  // namespace onesweep
+
+std::unique_ptr<GpuSorter> make_onesweep_sorter() {
+  return std::make_unique<onesweep::OnesweepSorter>();
+}
+
+}  // namespace rsw::sort::detail

@@ -1,0 +1,652 @@
+// Device code of the 8-bit Onesweep radix sort (Adinets & Merrill, "Onesweep: A Faster Least
+// Significant Digit Radix Sort for GPUs", 2022), with the look-back status table kept in a
+// constant-size circular buffer, so that temp memory does not grow with n.
+//
+//   count_digits        one read of the keys: the histograms of every 8-bit digit at once and
+//                       the order check; its last block scans them and plans the passes
+//                       (which run, which buffer each reads, where each tile's entries go)
+//   onesweep_pass       one pass: load a tile, rank it (warp multi-split), decoupled look-back
+//                       through the circular table, scatter through shared memory
+//   copy_back           after an odd number of passes, the alternate buffer back to the caller's
+//   sort_single_tile    the whole sort in one block, for small n
+//
+// Index:
+//   [SECTION] Shapes and control blocks
+//   [SECTION] Circular look-back table
+//   [SECTION] Ranking (warp multi-split)
+//   [SECTION] Upfront histograms, order check and plan
+//   [SECTION] One pass
+//   [SECTION] Copy back and the single-tile sort
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cub/block/block_scan.cuh>
+#include <cuda/atomic>
+
+namespace rsw::sort::detail::onesweep {
+
+// [SECTION] Shapes and control blocks
+inline constexpr int kRadixBits = 8;
+inline constexpr int kBins = 1 << kRadixBits;
+inline constexpr int kMaxPasses = 32 / kRadixBits;
+inline constexpr int kWarpThreads = 32;
+
+/// The sort's buffers and shape, in device memory, written before a sort when they change.
+struct Problem {
+  std::uint32_t* keys;              // the caller's keys; the sorted keys end here
+  std::uint32_t* values;            // the caller's values, or nullptr
+  std::uint32_t* alternate_keys;    // the sorter's alternate buffers, n each
+  std::uint32_t* alternate_values;  // nullptr for keys-only sorts
+  std::uint32_t count;
+  std::uint32_t num_tiles;   // tiles of one pass
+  std::uint32_t order_mask;  // the bits that take part in the order, after >> begin_bit
+  int begin_bit;
+  int end_bit;
+  int num_passes;
+  int descending;
+};
+
+inline constexpr std::uint32_t kTableTiles = 1024;    // N_table: 1024 x 256 x 8 B = 2 MiB
+inline constexpr std::uint32_t kLookbackLimit = 128;  // L: a tile reads at most L predecessors
+inline constexpr int kTailBits = 5;  // the tail advances in groups of 2^kTailBits tiles
+inline constexpr std::uint32_t kTailGroupTiles = 1u << kTailBits;
+inline constexpr std::uint32_t kTailGroups = kTableTiles / kTailGroupTiles;  // counters' ring
+
+/// One pass's state, planned by count_digits and advanced by the pass's tiles.
+struct PassControl {
+  std::uint32_t run;             // 1: the pass moves data; 0: skipped (sorted or one digit)
+  std::uint32_t from_alternate;  // 1: reads the alternate buffers and writes the caller's
+  std::uint32_t sequence_base;   // sequence number of the pass's tile 0 (names its table slots)
+  std::uint32_t next_tile;       // tile index handed to the next block that starts
+  std::uint32_t tail;            // tiles [0, tail) have finished their look-back
+  std::uint32_t group_done[kTailGroups];  // finished tiles per tail group, a ring
+};
+
+/// The sort's state in device memory. Zeroed once when allocated; every sort leaves the
+/// histograms and counters zero again for the next.
+struct Control {
+  std::uint32_t histograms[kMaxPasses][kBins];     // digit counts of the whole input
+  std::uint32_t digit_offsets[kMaxPasses][kBins];  // their exclusive scans
+  PassControl passes[kMaxPasses];
+  std::uint32_t count_blocks_done;  // ticket: the last block of count_digits plans
+  std::uint32_t unsorted;           // the order check found two keys out of order
+  std::uint32_t next_sequence;      // kept across sorts: table tags are never reused early
+  std::uint32_t passes_run;
+  std::uint32_t early_exit;  // the input was found sorted: nothing moved
+  std::uint32_t copy_back;   // an odd number of passes ran: the result is in the alternate
+};
+
+/// The conditions of the sort graph's if-nodes, set by count_digits' last block.
+struct Conditions {
+  cudaGraphConditionalHandle pass[kMaxPasses];
+  cudaGraphConditionalHandle copy_back;
+  int in_graph;  // 0: plain launches, which read Control instead
+};
+
+/// The 8-bit digit of `key` in one pass, flipped for a descending sort.
+struct DigitOf {
+  int shift;
+  std::uint32_t mask;  // 0xFF, or fewer bits for a last pass over a partial digit
+  bool descending;
+
+  __device__ __forceinline__ static DigitOf for_pass(const Problem& problem, int pass) {
+    const int shift = problem.begin_bit + kRadixBits * pass;
+    const int bits = min(kRadixBits, problem.end_bit - shift);
+    return {shift, (1u << bits) - 1u, problem.descending != 0};
+  }
+  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t key) const {
+    const std::uint32_t digit = (key >> shift) & mask;
+    return descending ? mask - digit : digit;
+  }
+};
+
+// [SECTION] Circular look-back table
+// kTableTiles slots of kBins 64-bit entries {count: 32, flag: 2, tag: 30}. Tile t of a pass
+// owns slot (sequence_base + t) mod kTableTiles and tags its entries with
+// (sequence_base + t) mod 2^30. Sequence numbers are dense (only passes that run take them)
+// and slots cycle, so a slot's stale entry carries the tag of exactly kTableTiles sequence
+// numbers earlier: a reader that wants a tag never accepts a stale entry, from this pass, an
+// earlier pass or an earlier sort, and the table is never cleared. A tile reads at most
+// kLookbackLimit predecessors (at the last it waits for an inclusive prefix), so the slot of
+// tile t - kTableTiles is free once tiles up to t - kTableTiles + kLookbackLimit have finished
+// their look-back: the pass's tail says how far that is.
+inline constexpr int kTagBits = 30;
+inline constexpr std::uint32_t kTagMask = (1u << kTagBits) - 1u;
+static_assert((std::uint64_t{kTagMask} + 1) % kTableTiles == 0, "slots and tags wrap together");
+static_assert(kLookbackLimit < kTableTiles, "a tile must not wait on its own slot");
+static_assert((kTailGroups - 1) * kTailGroupTiles >= kTableTiles - kLookbackLimit - 1,
+              "a group counter is reused only after the tail passed its previous group");
+
+inline constexpr std::uint64_t kFlagAggregate = 1;  // count = the tile's own digit count
+inline constexpr std::uint64_t kFlagInclusive = 2;  // count = all tiles up to this one
+
+__device__ __forceinline__ std::uint64_t make_entry(std::uint32_t count, std::uint64_t flag,
+                                                    std::uint32_t sequence) {
+  return count | (flag << 32) | (std::uint64_t{sequence & kTagMask} << 34);
+}
+
+__device__ __forceinline__ std::uint64_t* table_slot(std::uint64_t* table, std::uint32_t sequence) {
+  return table + std::size_t{sequence % kTableTiles} * kBins;
+}
+
+__device__ __forceinline__ void publish(std::uint64_t* entry, std::uint64_t value) {
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(*entry).store(
+      value, cuda::memory_order_relaxed);
+}
+
+/// The sum of `digit`'s counts over the tiles before `tile`, read back through the table.
+/// Walks back over aggregates until an inclusive prefix; the kLookbackLimit-th predecessor
+/// is waited on until it has its inclusive prefix (tile 0 publishes one at once).
+__device__ __forceinline__ std::uint32_t look_back(const std::uint64_t* table,
+                                                   std::uint32_t sequence_base, std::uint32_t tile,
+                                                   int digit) {
+  std::uint32_t prefix = 0;
+  for (std::uint32_t back = 1;; ++back) {
+    const std::uint32_t sequence = sequence_base + tile - back;
+    const std::uint64_t* entry = table_slot(const_cast<std::uint64_t*>(table), sequence) + digit;
+    const std::uint64_t wanted_tag = sequence & kTagMask;
+    const std::uint64_t lowest_flag = back < kLookbackLimit ? kFlagAggregate : kFlagInclusive;
+    std::uint64_t value;
+    for (;;) {
+      value = cuda::atomic_ref<const std::uint64_t, cuda::thread_scope_device>(*entry).load(
+          cuda::memory_order_relaxed);
+      if ((value >> 34) == wanted_tag && ((value >> 32) & 3u) >= lowest_flag) break;
+    }
+    prefix += static_cast<std::uint32_t>(value);
+    if (((value >> 32) & 3u) == kFlagInclusive) return prefix;
+  }
+}
+
+/// Thread 0 of tile `tile`: waits until the tile's slot is no longer read by anyone.
+__device__ __forceinline__ void wait_for_slot(PassControl& pass, std::uint32_t tile) {
+  if (tile < kTableTiles) return;  // the slot's last owner ran in an earlier launch
+  const std::uint32_t needed = tile - kTableTiles + kLookbackLimit + 1;
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(pass.tail);
+  while (tail.load(cuda::memory_order_acquire) < needed) {
+  }
+}
+
+/// Thread 0 of tile `tile`, after the whole block finished its look-back: counts the tile in
+/// its tail group; the group's last tile moves the tail past the group once the groups before
+/// it have moved it to the group's start.
+__device__ __forceinline__ void advance_tail(PassControl& pass, std::uint32_t tile,
+                                             std::uint32_t num_tiles) {
+  const std::uint32_t group = tile >> kTailBits;
+  const std::uint32_t group_start = group << kTailBits;
+  const std::uint32_t group_size = min(kTailGroupTiles, num_tiles - group_start);
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> done(
+      pass.group_done[group % kTailGroups]);
+  if (done.fetch_add(1, cuda::memory_order_acq_rel) + 1 != group_size) return;
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(pass.tail);
+  while (tail.load(cuda::memory_order_acquire) != group_start) {
+  }
+  done.store(0, cuda::memory_order_relaxed);
+  tail.store(group_start + group_size, cuda::memory_order_release);
+}
+
+// [SECTION] Ranking (warp multi-split)
+// A warp's keys are warp-striped: item k of lane l is the warp's (k * 32 + l)-th key, so
+// ranking items in order k = 0, 1, ... and lanes in order keeps the sort stable. For each
+// item, __match_any_sync finds the lanes with the same digit; the highest of them bumps the
+// warp's counter for that digit in shared memory by their number, and each lane's rank is the
+// counter's old value plus the peers below it.
+
+/// Ranks `keys` (item k valid when `first + k * 32 < count`) within the warp. counts:
+/// the warp's kBins counters, zero on entry, the warp's digit counts on return.
+template <int kItems>
+__device__ __forceinline__ void rank_in_warp(const std::uint32_t (&keys)[kItems],
+                                             std::uint32_t first, std::uint32_t count,
+                                             const DigitOf& digit_of, std::uint32_t* counts,
+                                             std::uint32_t (&ranks)[kItems]) {
+  const unsigned lane = threadIdx.x % kWarpThreads;
+  const std::uint32_t lanes_below = (1u << lane) - 1u;
+#pragma unroll
+  for (int item = 0; item < kItems; ++item) {
+    const bool valid = first + item * kWarpThreads < count;
+    const std::uint32_t digit = valid ? digit_of(keys[item]) : kBins;  // kBins: no key's digit
+    const unsigned peers = __match_any_sync(0xFFFFFFFFu, digit);
+    const int leader = 31 - __clz(peers);
+    std::uint32_t before = 0;
+    if (valid && static_cast<int>(lane) == leader)
+      before = atomicAdd(&counts[digit], __popc(peers));
+    ranks[item] = __shfl_sync(0xFFFFFFFFu, before, leader) + __popc(peers & lanes_below);
+  }
+}
+
+/// After rank_in_warp in every warp (and a barrier): thread d < kBins turns the warps'
+/// counts of digit d into each warp's first position for d within the tile, and returns the
+/// tile's count of d (`tile_count`) and where d starts in the sorted tile (`digit_start`).
+template <int kThreads, class Scan>
+__device__ __forceinline__ void place_warps(std::uint32_t (*warp_counts)[kBins],
+                                            typename Scan::TempStorage& scan_storage,
+                                            std::uint32_t& tile_count, std::uint32_t& digit_start) {
+  constexpr int kWarps = kThreads / kWarpThreads;
+  const int digit = threadIdx.x;
+  tile_count = 0;
+  if (digit < kBins) {
+#pragma unroll
+    for (int warp = 0; warp < kWarps; ++warp)
+      tile_count += warp_counts[warp][digit];
+  }
+  Scan(scan_storage).ExclusiveSum(tile_count, digit_start);
+  if (digit < kBins) {
+    std::uint32_t running = digit_start;
+#pragma unroll
+    for (int warp = 0; warp < kWarps; ++warp) {
+      const std::uint32_t here = warp_counts[warp][digit];
+      warp_counts[warp][digit] = running;
+      running += here;
+    }
+  }
+}
+
+// [SECTION] Upfront histograms, order check and plan
+// Persistent blocks read the keys once, 16 consecutive keys per thread (four 16-byte loads
+// when the keys are 16-byte aligned), and count every pass's digit in shared memory. A run of
+// equal digits within a thread's keys is counted with one atomic, so sorted and narrow inputs
+// do not pile up on one counter. Each key is also compared with its successor: the order
+// check costs no extra read. The last block to finish scans the histograms and plans.
+inline constexpr int kCountThreads = kBins;  // the planning block has a thread per digit
+inline constexpr int kCountKeys = 16;
+inline constexpr std::uint32_t kCountChunk = kCountThreads * kCountKeys;
+
+__device__ __forceinline__ bool out_of_order(const Problem& problem, std::uint32_t a,
+                                             std::uint32_t b) {
+  const std::uint32_t first = (a >> problem.begin_bit) & problem.order_mask;
+  const std::uint32_t second = (b >> problem.begin_bit) & problem.order_mask;
+  return problem.descending ? first < second : first > second;
+}
+
+/// Counts this thread's keys (keys[0, valid), valid >= 1) into every pass's histogram.
+__device__ __forceinline__ void count_runs(const Problem& problem,
+                                           const std::uint32_t (&keys)[kCountKeys], int valid,
+                                           std::uint32_t (*histograms)[kBins]) {
+#pragma unroll
+  for (int pass = 0; pass < kMaxPasses; ++pass) {
+    if (pass >= problem.num_passes) break;
+    const DigitOf digit_of = DigitOf::for_pass(problem, pass);
+    std::uint32_t current = digit_of(keys[0]);
+    std::uint32_t run = 1;
+#pragma unroll
+    for (int k = 1; k < kCountKeys; ++k) {
+      if (k < valid) {
+        const std::uint32_t digit = digit_of(keys[k]);
+        if (digit != current) {
+          atomicAdd(&histograms[pass][current], run);
+          current = digit;
+          run = 0;
+        }
+        ++run;
+      }
+    }
+    atomicAdd(&histograms[pass][current], run);
+  }
+}
+
+/// The last block of count_digits (thread d = digit d): scans each pass's histogram, decides
+/// which passes run (not when the input is sorted, nor when one digit holds every key), which
+/// buffers they read and which sequence numbers they take, and resets what the next sort needs
+/// zero.
+__device__ __forceinline__ void plan_passes(const Problem& problem, Control* control,
+                                            const Conditions& conditions) {
+  using Scan = cub::BlockScan<std::uint32_t, kCountThreads>;
+  __shared__ typename Scan::TempStorage scan_storage;
+  const int digit = threadIdx.x;
+  const bool unsorted =
+      cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(control->unsorted)
+          .load(cuda::memory_order_relaxed) != 0;
+  std::uint32_t sequence = control->next_sequence;
+  std::uint32_t passes_run = 0;
+  for (int pass = 0; pass < problem.num_passes; ++pass) {
+    const std::uint32_t count = __ldcg(&control->histograms[pass][digit]);
+    control->histograms[pass][digit] = 0;
+    const bool one_digit = __syncthreads_or(count == problem.count) != 0;
+    std::uint32_t offset;
+    Scan(scan_storage).ExclusiveSum(count, offset);
+    __syncthreads();  // scan_storage is reused by the next pass
+    control->digit_offsets[pass][digit] = offset;
+    PassControl& pass_control = control->passes[pass];
+    const bool run = unsorted && !one_digit;
+    if (digit < static_cast<int>(kTailGroups)) pass_control.group_done[digit] = 0;
+    if (digit == 0) {
+      pass_control.run = run ? 1u : 0u;
+      pass_control.from_alternate = passes_run % 2;
+      pass_control.sequence_base = sequence;
+      pass_control.next_tile = 0;
+      pass_control.tail = 0;
+      if (conditions.in_graph) cudaGraphSetConditional(conditions.pass[pass], run ? 1u : 0u);
+    }
+    if (run) {
+      sequence = (sequence + problem.num_tiles) & kTagMask;
+      ++passes_run;
+    }
+  }
+  if (digit == 0) {
+    control->next_sequence = sequence;
+    control->passes_run = passes_run;
+    control->early_exit = unsorted ? 0u : 1u;
+    control->copy_back = passes_run % 2;
+    control->unsorted = 0;
+    control->count_blocks_done = 0;
+    if (conditions.in_graph) cudaGraphSetConditional(conditions.copy_back, passes_run % 2);
+  }
+}
+
+/// Loads keys[first, first + kCountKeys) ∩ [.., count) into `keys`; returns how many.
+__device__ __forceinline__ int load_count_keys(const Problem& problem, std::uint32_t first,
+                                               bool aligned, std::uint32_t (&keys)[kCountKeys]) {
+  const int valid = static_cast<int>(min(std::uint32_t{kCountKeys}, problem.count - first));
+  if (aligned && valid == kCountKeys) {
+    const uint4* vectors = reinterpret_cast<const uint4*>(problem.keys + first);
+#pragma unroll
+    for (int v = 0; v < kCountKeys / 4; ++v) {
+      const uint4 vector = vectors[v];
+      keys[4 * v] = vector.x;
+      keys[4 * v + 1] = vector.y;
+      keys[4 * v + 2] = vector.z;
+      keys[4 * v + 3] = vector.w;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < kCountKeys; ++k)
+      keys[k] = k < valid ? problem.keys[first + k] : 0u;
+  }
+  return valid;
+}
+
+__global__ void __launch_bounds__(kCountThreads)
+    count_digits(const Problem* problem_in, Control* control, Conditions conditions) {
+  __shared__ std::uint32_t histograms[kMaxPasses][kBins];
+  for (int i = threadIdx.x; i < kMaxPasses * kBins; i += kCountThreads)
+    histograms[i / kBins][i % kBins] = 0;
+  __syncthreads();
+
+  const Problem problem = *problem_in;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(problem.keys) % sizeof(uint4) == 0;
+  bool unsorted = false;
+  for (std::uint32_t chunk = blockIdx.x * kCountChunk; chunk < problem.count;
+       chunk += gridDim.x * kCountChunk) {
+    const std::uint32_t first = chunk + threadIdx.x * kCountKeys;
+    if (first >= problem.count) continue;
+    std::uint32_t keys[kCountKeys];
+    const int valid = load_count_keys(problem, first, aligned, keys);
+#pragma unroll
+    for (int k = 0; k + 1 < kCountKeys; ++k) {
+      if (k + 1 < valid) unsorted |= out_of_order(problem, keys[k], keys[k + 1]);
+    }
+    const std::uint32_t next = first + kCountKeys;
+    if (valid == kCountKeys && next < problem.count) {
+      unsorted |= out_of_order(problem, keys[kCountKeys - 1], problem.keys[next]);
+    }
+    count_runs(problem, keys, valid, histograms);
+  }
+  if (__syncthreads_or(unsorted) && threadIdx.x == 0) control->unsorted = 1;
+  for (int i = threadIdx.x; i < problem.num_passes * kBins; i += kCountThreads) {
+    const std::uint32_t count = histograms[i / kBins][i % kBins];
+    if (count != 0) atomicAdd(&control->histograms[i / kBins][i % kBins], count);
+  }
+
+  // The last block plans; the fence makes this block's counts visible before its ticket.
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(&control->count_blocks_done, 1u) == gridDim.x - 1;
+  __syncthreads();
+  if (!last) return;
+  __threadfence();
+  plan_passes(problem, control, conditions);
+}
+
+// [SECTION] One pass
+// A block takes the next tile index (so tiles start in index order and a tile's predecessors
+// are running or done: the look-back cannot deadlock), loads its keys warp-striped, ranks
+// them, publishes its digit counts to the table, looks back for the counts of the tiles before
+// it, publishes its inclusive prefix, then writes its keys in digit order into shared memory
+// and from there to their places: consecutive threads write consecutive places within a digit.
+
+template <int kThreads, int kItems>
+struct PassShape {
+  static constexpr int kWarps = kThreads / kWarpThreads;
+  static constexpr std::uint32_t kTileKeys = kThreads * kItems;
+  using Scan = cub::BlockScan<std::uint32_t, kThreads>;
+  static_assert(kThreads >= kBins, "a thread per digit");
+  static_assert(kThreads % kWarpThreads == 0);
+
+  struct Shared {
+    union {
+      std::uint32_t warp_counts[kWarps][kBins];  // ranking, then each warp's first positions
+      std::uint32_t exchange[kTileKeys];         // the tile in digit order (keys, then values)
+    };
+    typename Scan::TempStorage scan;
+    std::uint32_t tile_base[kBins];  // global place of the sorted tile's position 0, per digit
+    std::uint32_t tile;
+  };
+};
+
+template <int kThreads, int kItems, bool kWithValues>
+__global__ void __launch_bounds__(kThreads)
+    onesweep_pass(const Problem* problem_in, Control* control, std::uint64_t* table, int pass) {
+  using Shape = PassShape<kThreads, kItems>;
+  __shared__ typename Shape::Shared shared;
+  PassControl& pass_control = control->passes[pass];
+  if (pass_control.run == 0) return;  // plain launches only: a graph does not launch it
+
+  const Problem problem = *problem_in;
+  const bool from_alternate = pass_control.from_alternate != 0;
+  const std::uint32_t* source_keys = from_alternate ? problem.alternate_keys : problem.keys;
+  std::uint32_t* target_keys = from_alternate ? problem.keys : problem.alternate_keys;
+  const DigitOf digit_of = DigitOf::for_pass(problem, pass);
+  const int warp = threadIdx.x / kWarpThreads;
+  const int lane = threadIdx.x % kWarpThreads;
+
+  if (threadIdx.x == 0) shared.tile = atomicAdd(&pass_control.next_tile, 1u);
+  for (int i = threadIdx.x; i < Shape::kWarps * kBins; i += kThreads)
+    shared.warp_counts[i / kBins][i % kBins] = 0;
+  __syncthreads();
+  const std::uint32_t tile = shared.tile;
+  const std::uint32_t tile_start = tile * Shape::kTileKeys;
+  const std::uint32_t first = tile_start + warp * kWarpThreads * kItems + lane;
+
+  std::uint32_t keys[kItems];
+#pragma unroll
+  for (int item = 0; item < kItems; ++item) {
+    const std::uint32_t index = first + item * kWarpThreads;
+    keys[item] = index < problem.count ? source_keys[index] : 0u;
+  }
+  std::uint32_t ranks[kItems];
+  rank_in_warp(keys, first, problem.count, digit_of, shared.warp_counts[warp], ranks);
+  if (threadIdx.x == 0) wait_for_slot(pass_control, tile);
+  __syncthreads();
+
+  // Counts out, prefix in: thread d handles digit d.
+  const std::uint32_t sequence_base = pass_control.sequence_base;
+  const std::uint32_t sequence = sequence_base + tile;
+  const int digit = threadIdx.x;
+  std::uint64_t* entry = table_slot(table, sequence) + digit;
+  std::uint32_t tile_count;
+  std::uint32_t digit_start;
+  if (digit < kBins) {
+    std::uint32_t own = 0;
+#pragma unroll
+    for (int w = 0; w < Shape::kWarps; ++w)
+      own += shared.warp_counts[w][digit];
+    publish(entry, make_entry(own, tile == 0 ? kFlagInclusive : kFlagAggregate, sequence));
+  }
+  place_warps<kThreads, typename Shape::Scan>(shared.warp_counts, shared.scan, tile_count,
+                                              digit_start);
+  if (digit < kBins) {
+    std::uint32_t before = 0;
+    if (tile != 0) {
+      before = look_back(table, sequence_base, tile, digit);
+      publish(entry, make_entry(before + tile_count, kFlagInclusive, sequence));
+    }
+    shared.tile_base[digit] = control->digit_offsets[pass][digit] + before - digit_start;
+  }
+  __syncthreads();
+
+  // Places within the tile, then the keys through shared memory to their places.
+  std::uint32_t places[kItems];
+#pragma unroll
+  for (int item = 0; item < kItems; ++item) {
+    const bool valid = first + item * kWarpThreads < problem.count;
+    places[item] = valid ? shared.warp_counts[warp][digit_of(keys[item])] + ranks[item] : 0u;
+  }
+  __syncthreads();  // exchange overlays warp_counts
+#pragma unroll
+  for (int item = 0; item < kItems; ++item) {
+    if (first + item * kWarpThreads < problem.count) shared.exchange[places[item]] = keys[item];
+  }
+  std::uint32_t values[kWithValues ? kItems : 1];
+  if constexpr (kWithValues) {  // loaded now, used after the keys' scatter
+    const std::uint32_t* source_values = from_alternate ? problem.alternate_values : problem.values;
+#pragma unroll
+    for (int item = 0; item < kItems; ++item) {
+      const std::uint32_t index = first + item * kWarpThreads;
+      values[item] = index < problem.count ? source_values[index] : 0u;
+    }
+  }
+  __syncthreads();
+
+  const std::uint32_t tile_keys = min(Shape::kTileKeys, problem.count - tile_start);
+  std::uint32_t targets[kWithValues ? kItems : 1];
+#pragma unroll
+  for (int item = 0; item < kItems; ++item) {
+    const std::uint32_t position = item * kThreads + threadIdx.x;
+    if (position < tile_keys) {
+      const std::uint32_t key = shared.exchange[position];
+      const std::uint32_t target = shared.tile_base[digit_of(key)] + position;
+      target_keys[target] = key;
+      if constexpr (kWithValues) targets[item] = target;
+    }
+  }
+  if constexpr (kWithValues) {
+    std::uint32_t* target_values = from_alternate ? problem.values : problem.alternate_values;
+    __syncthreads();
+#pragma unroll
+    for (int item = 0; item < kItems; ++item) {
+      if (first + item * kWarpThreads < problem.count) {
+        shared.exchange[places[item]] = values[item];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int item = 0; item < kItems; ++item) {
+      const std::uint32_t position = item * kThreads + threadIdx.x;
+      if (position < tile_keys) target_values[targets[item]] = shared.exchange[position];
+    }
+  }
+
+  // Every thread of the block finished its look-back before the last barrier.
+  if (threadIdx.x == 0) advance_tail(pass_control, tile, problem.num_tiles);
+}
+
+// [SECTION] Copy back and the single-tile sort
+inline constexpr int kCopyThreads = 256;
+
+/// After an odd number of passes the sorted keys (and values) are in the alternate buffers.
+__global__ void __launch_bounds__(kCopyThreads)
+    copy_back(const Problem* problem_in, const Control* control) {
+  if (control->copy_back == 0) return;  // plain launches only: a graph does not launch it
+  const Problem problem = *problem_in;
+  const std::uint32_t stride = gridDim.x * kCopyThreads;
+  for (std::uint32_t i = blockIdx.x * kCopyThreads + threadIdx.x; i < problem.count; i += stride) {
+    problem.keys[i] = problem.alternate_keys[i];
+    if (problem.values != nullptr) problem.values[i] = problem.alternate_values[i];
+  }
+}
+
+inline constexpr int kSingleTileThreads = 512;
+inline constexpr int kSingleTileItems = 8;
+inline constexpr std::uint32_t kSingleTileKeys = kSingleTileThreads * kSingleTileItems;
+
+/// The whole sort of n <= kSingleTileKeys keys in one block: one launch, keys held in
+/// registers between passes, the same ranking as a pass; a sorted input or a pass whose digit
+/// is the same for every key costs no data movement. Writes passes_run and early_exit.
+template <bool kWithValues>
+__global__ void __launch_bounds__(kSingleTileThreads)
+    sort_single_tile(const Problem* problem_in, Control* control) {
+  using Shape = PassShape<kSingleTileThreads, kSingleTileItems>;
+  constexpr int kItems = kSingleTileItems;
+  __shared__ typename Shape::Shared shared;
+  __shared__ std::uint32_t value_exchange[kWithValues ? Shape::kTileKeys : 1];
+  const Problem problem = *problem_in;
+  const int warp = threadIdx.x / kWarpThreads;
+  const int lane = threadIdx.x % kWarpThreads;
+  const std::uint32_t first = warp * kWarpThreads * kItems + lane;
+
+  std::uint32_t keys[kItems];
+  std::uint32_t values[kWithValues ? kItems : 1];
+#pragma unroll
+  for (int item = 0; item < kItems; ++item) {
+    const std::uint32_t index = first + item * kWarpThreads;
+    keys[item] = index < problem.count ? problem.keys[index] : 0u;
+    if constexpr (kWithValues) values[item] = index < problem.count ? problem.values[index] : 0u;
+  }
+
+  // Order check: neighbours through shared memory.
+#pragma unroll
+  for (int item = 0; item < kItems; ++item)
+    shared.exchange[first + item * kWarpThreads] = keys[item];
+  __syncthreads();
+  bool disorder = false;
+  for (std::uint32_t i = threadIdx.x; i + 1 < problem.count; i += kSingleTileThreads)
+    disorder |= out_of_order(problem, shared.exchange[i], shared.exchange[i + 1]);
+  const bool unsorted = __syncthreads_or(disorder) != 0;
+
+  std::uint32_t passes_run = 0;
+  for (int pass = 0; unsorted && pass < problem.num_passes; ++pass) {
+    const DigitOf digit_of = DigitOf::for_pass(problem, pass);
+    for (int i = threadIdx.x; i < Shape::kWarps * kBins; i += kSingleTileThreads)
+      shared.warp_counts[i / kBins][i % kBins] = 0;
+    __syncthreads();
+    std::uint32_t ranks[kItems];
+    rank_in_warp(keys, first, problem.count, digit_of, shared.warp_counts[warp], ranks);
+    __syncthreads();
+    std::uint32_t tile_count;
+    std::uint32_t digit_start;
+    place_warps<kSingleTileThreads, typename Shape::Scan>(shared.warp_counts, shared.scan,
+                                                          tile_count, digit_start);
+    if (__syncthreads_or(threadIdx.x < kBins && tile_count == problem.count)) continue;
+    std::uint32_t places[kItems];
+#pragma unroll
+    for (int item = 0; item < kItems; ++item) {
+      const bool valid = first + item * kWarpThreads < problem.count;
+      places[item] = valid ? shared.warp_counts[warp][digit_of(keys[item])] + ranks[item] : 0u;
+    }
+    __syncthreads();  // exchange overlays warp_counts
+#pragma unroll
+    for (int item = 0; item < kItems; ++item) {
+      if (first + item * kWarpThreads < problem.count) {
+        shared.exchange[places[item]] = keys[item];
+        if constexpr (kWithValues) value_exchange[places[item]] = values[item];
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int item = 0; item < kItems; ++item) {
+      keys[item] = shared.exchange[first + item * kWarpThreads];
+      if constexpr (kWithValues) values[item] = value_exchange[first + item * kWarpThreads];
+    }
+    __syncthreads();
+    ++passes_run;
+  }
+
+  if (passes_run > 0) {
+#pragma unroll
+    for (int item = 0; item < kItems; ++item) {
+      const std::uint32_t index = first + item * kWarpThreads;
+      if (index < problem.count) {
+        problem.keys[index] = keys[item];
+        if constexpr (kWithValues) problem.values[index] = values[item];
+      }
+    }
+  }
+  if (threadIdx.x == 0) {
+    control->passes_run = passes_run;
+    control->early_exit = unsorted ? 0u : 1u;
+  }
+}
+
+}  // namespace rsw::sort::detail::onesweep

@@ -1,0 +1,305 @@
+// The Onesweep GPU sort against std::stable_sort: awkward sizes around the single-tile limit
+// and the tile, every distribution, keys and pairs, host and device memory, bit ranges and
+// descending order; tile counts that wrap the circular look-back table many times; skipped
+// passes and the fused order check; temp storage that does not grow with n and is never
+// cleared between sorts; bit-identical repeats; and the launch path without CUDA graphs.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <tuple>
+
+#include "rsw/engine/stream.hpp"
+#include "rsw/sort/sorter.hpp"
+#include "rsw_test/cuda_device.hpp"
+#include "sort_checks.hpp"
+
+namespace rsw::sort {
+namespace {
+
+using test::KeyDistribution;
+
+constexpr SortOptions kOnesweep{.algorithm = Algorithm::Onesweep};
+constexpr std::size_t kLookbackTableTiles = 1024;  // onesweep_kernels.cuh's kTableTiles
+constexpr std::size_t kScratchLimit = (std::size_t{2} << 20) + (16 << 10);  // table + control
+
+class OnesweepSort : public ::testing::TestWithParam<std::tuple<std::size_t, KeyDistribution>> {
+ protected:
+  void SetUp() override { RSW_REQUIRE_CUDA_DEVICE(); }
+};
+
+TEST_P(OnesweepSort, KeysAndPairsMatchStableSort) {
+  const auto [count, distribution] = GetParam();
+  Sorter sorter;
+  for (bool with_values : {false, true}) {
+    const std::uint32_t seed = test::fresh_seed();
+    test::check_sort(sorter, test::make_keys(count, distribution, seed), with_values, kOnesweep,
+                     test::Memory::Host, seed);
+  }
+}
+
+// 4096 keys is the single-tile limit; tiles of the calibrated tunings are 4096 to 8192 keys.
+INSTANTIATE_TEST_SUITE_P(SizesAndDistributions, OnesweepSort,
+                         ::testing::Combine(::testing::Values(0, 1, 2, 255, 256, 257, 4095, 4096,
+                                                              4097, 6143, 6145, 7679, 7681, 8191,
+                                                              8193, 65521, 1'000'003),
+                                            ::testing::ValuesIn(test::all_distributions())),
+                         [](const auto& test_info) {
+                           return test::to_string(std::get<1>(test_info.param)) + "_" +
+                                  std::to_string(std::get<0>(test_info.param));
+                         });
+
+class OnesweepLargeSort : public OnesweepSort {};
+
+TEST_P(OnesweepLargeSort, SixteenMillionKeys) {
+  const auto [count, distribution] = GetParam();
+  Sorter sorter;
+  const std::uint32_t seed = test::fresh_seed();
+  test::check_sort(sorter, test::make_keys(count, distribution, seed), true, kOnesweep,
+                   test::Memory::Device, seed);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    TwoToThe24, OnesweepLargeSort,
+    ::testing::Combine(::testing::Values(std::size_t{1} << 24),
+                       ::testing::Values(KeyDistribution::Uniform, KeyDistribution::Sorted,
+                                         KeyDistribution::Narrow16, KeyDistribution::FewUnique)),
+    [](const auto& test_info) { return test::to_string(std::get<1>(test_info.param)); });
+
+// The tile of the tuning this device calibrated, read off a sort's stats.
+std::size_t calibrated_tile(Sorter& sorter, bool with_values) {
+  const std::uint32_t seed = test::fresh_seed();
+  const SortStats stats =
+      test::check_sort(sorter, test::make_keys(1 << 20, KeyDistribution::Uniform, seed),
+                       with_values, kOnesweep, test::Memory::Device, seed);
+  return static_cast<std::size_t>(stats.block_threads) * stats.items_per_thread;
+}
+
+TEST(OnesweepTiles, SizesAroundTileMultiplesAndTheTableSize) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  const std::size_t tile = calibrated_tile(sorter, true);
+  for (std::size_t tiles : {std::size_t{1}, std::size_t{2}, std::size_t{3}, kLookbackTableTiles - 1,
+                            kLookbackTableTiles, kLookbackTableTiles + 1}) {
+    for (std::size_t count : {tiles * tile - 1, tiles * tile, tiles * tile + 1}) {
+      const std::uint32_t seed = test::fresh_seed();
+      SCOPED_TRACE("tile " + std::to_string(tile) + ", n " + std::to_string(count));
+      test::check_sort(sorter, test::make_keys(count, KeyDistribution::GaussianFloats, seed), true,
+                       kOnesweep, test::Memory::Device, seed);
+    }
+  }
+}
+
+// 2^26 keys are ~10^4 tiles per pass: every pass wraps the 1024-slot table about ten times,
+// and four passes in a row reuse its slots without clearing them.
+TEST(OnesweepTiles, TilesWrapTheLookbackTableManyTimes) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  constexpr std::size_t kCount = std::size_t{1} << 26;
+  Sorter sorter;
+  for (KeyDistribution distribution : {KeyDistribution::Uniform, KeyDistribution::FewUnique}) {
+    const std::uint32_t seed = test::fresh_seed();
+    const std::vector<std::uint32_t> original = test::make_keys(kCount, distribution, seed);
+    DeviceBuffer<std::uint32_t> keys(original);
+    DeviceBuffer<std::uint32_t> values(test::make_indices(kCount));
+    sorter.sort_pairs(keys.span(), values.span(), kOnesweep);
+    const SortStats stats = sorter.last_stats();
+    EXPECT_GE(kCount / (static_cast<std::size_t>(stats.block_threads) * stats.items_per_thread),
+              8 * kLookbackTableTiles);
+    EXPECT_TRUE(test::is_stable_sort_of(original, keys.to_vector(), values.to_vector()))
+        << test::to_string(distribution) << ", seed " << seed;
+    EXPECT_LE(stats.scratch_bytes, kScratchLimit);
+  }
+}
+
+TEST(OnesweepOptions, DeviceMemoryOnAStream) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  Stream stream;
+  for (bool with_values : {false, true}) {
+    const std::uint32_t seed = test::fresh_seed();
+    test::check_sort(sorter, test::make_keys(300'007, KeyDistribution::GaussianFloats, seed),
+                     with_values, {.algorithm = Algorithm::Onesweep, .stream = stream.handle()},
+                     test::Memory::Device, seed);
+  }
+}
+
+TEST(OnesweepOptions, BitRangesAndDescendingOrder) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  test::check_bit_ranges_and_orders(Algorithm::Onesweep, test::Memory::Device);
+}
+
+// Keys one element past a 16-byte boundary: the histogram read cannot use vector loads.
+TEST(OnesweepOptions, UnalignedDeviceKeys) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  for (std::size_t count : {std::size_t{5000}, std::size_t{300'007}}) {
+    const std::uint32_t seed = test::fresh_seed();
+    std::vector<std::uint32_t> original =
+        test::make_keys(count + 1, KeyDistribution::Uniform, seed);
+    std::vector<std::uint32_t> indices = test::make_indices(count + 1);
+    DeviceBuffer<std::uint32_t> keys(original);
+    DeviceBuffer<std::uint32_t> values(indices);
+    sorter.sort_pairs(DeviceSpan<std::uint32_t>{keys.data() + 1, count},
+                      DeviceSpan<std::uint32_t>{values.data() + 1, count}, kOnesweep);
+    std::vector<std::uint32_t> sorted_keys = keys.to_vector();
+    std::vector<std::uint32_t> sorted_values = values.to_vector();
+    EXPECT_EQ(sorted_keys[0], original[0]) << "the element before the span was touched";
+    original.erase(original.begin());
+    sorted_keys.erase(sorted_keys.begin());
+    sorted_values.erase(sorted_values.begin());
+    for (std::uint32_t& value : sorted_values)
+      --value;  // indices of the span
+    EXPECT_TRUE(test::is_stable_sort_of(original, sorted_keys, sorted_values))
+        << "n " << count << ", seed " << seed;
+  }
+}
+
+TEST(OnesweepStats, SortedInputCostsOneReadAndMovesNothing) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  for (std::size_t count : {std::size_t{3000}, std::size_t{1} << 20}) {  // one block, and many
+    const std::uint32_t seed = test::fresh_seed();
+    const SortStats stats =
+        test::check_sort(sorter, test::make_keys(count, KeyDistribution::Sorted, seed), true,
+                         kOnesweep, test::Memory::Device, seed);
+    EXPECT_EQ(stats.algorithm, Algorithm::Onesweep);
+    EXPECT_TRUE(stats.early_exit);
+    EXPECT_EQ(stats.passes_total, 4);
+    EXPECT_EQ(stats.passes_run, 0);
+  }
+}
+
+TEST(OnesweepStats, PassesWithOneDigitAreSkipped) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  for (std::size_t count : {std::size_t{3000}, std::size_t{1} << 20}) {
+    const std::uint32_t seed = test::fresh_seed();
+    const SortStats stats =
+        test::check_sort(sorter, test::make_keys(count, KeyDistribution::Narrow16, seed), true,
+                         kOnesweep, test::Memory::Device, seed);
+    EXPECT_FALSE(stats.early_exit);
+    EXPECT_EQ(stats.passes_run, 2) << "n " << count;
+    EXPECT_EQ(stats.passes_skipped, 2);
+  }
+}
+
+// Keys below 2^24: three passes run, so the result comes back from the alternate buffer.
+TEST(OnesweepStats, AnOddNumberOfPassesEndsInTheCallersBuffer) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  for (bool with_values : {false, true}) {
+    const std::uint32_t seed = test::fresh_seed();
+    std::vector<std::uint32_t> keys = test::make_keys(500'009, KeyDistribution::Uniform, seed);
+    for (std::uint32_t& key : keys)
+      key &= 0xFFFFFFu;
+    const SortStats stats =
+        test::check_sort(sorter, keys, with_values, kOnesweep, test::Memory::Device, seed);
+    EXPECT_EQ(stats.passes_run, 3);
+  }
+}
+
+TEST(OnesweepStats, UniformKeysRunEveryPass) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  const std::uint32_t seed = test::fresh_seed();
+  const SortStats stats =
+      test::check_sort(sorter, test::make_keys(1 << 20, KeyDistribution::Uniform, seed), true,
+                       kOnesweep, test::Memory::Device, seed);
+  EXPECT_FALSE(stats.early_exit);
+  EXPECT_EQ(stats.passes_run, 4);
+  EXPECT_GT(stats.milliseconds, 0.0);
+  EXPECT_GT(stats.block_threads, 0);
+}
+
+TEST(OnesweepStats, AutoPicksOnesweepOnTheGpu) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  const std::uint32_t seed = test::fresh_seed();
+  const SortStats stats =
+      test::check_sort(sorter, test::make_keys(100'003, KeyDistribution::Uniform, seed), false, {},
+                       test::Memory::Device, seed);
+  EXPECT_EQ(stats.algorithm, Algorithm::Onesweep);
+}
+
+// Sizes from one tile to 2^24 through one sorter: the table is never cleared, and scratch
+// (everything besides the alternate buffers) stays the same.
+TEST(OnesweepReuse, ScratchDoesNotGrowAndIsNeverCleared) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  std::size_t scratch = 0;
+  for (std::size_t count : {std::size_t{10'007}, std::size_t{1} << 24, std::size_t{200'003},
+                            std::size_t{5'000'011}, std::size_t{10'007}}) {
+    const std::uint32_t seed = test::fresh_seed();
+    const SortStats stats =
+        test::check_sort(sorter, test::make_keys(count, KeyDistribution::Uniform, seed), true,
+                         kOnesweep, test::Memory::Device, seed);
+    if (scratch == 0) scratch = stats.scratch_bytes;
+    EXPECT_EQ(stats.scratch_bytes, scratch) << "n " << count;
+    EXPECT_LE(stats.scratch_bytes, kScratchLimit);
+  }
+}
+
+TEST(OnesweepReuse, ManySizesThroughOneSorter) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;  // more distinct sizes than it keeps graphs for, twice over
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t count = 10'000; count < 130'000; count += 10'007) {
+      const std::uint32_t seed = test::fresh_seed();
+      test::check_sort(sorter, test::make_keys(count, KeyDistribution::Uniform, seed), true,
+                       kOnesweep, test::Memory::Device, seed);
+    }
+  }
+}
+
+// The same input sorted 100 times gives the same bits; FewUnique keys make the order of
+// equal keys (stability) part of the result.
+TEST(OnesweepReuse, HundredRunsAreBitIdentical) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  constexpr std::size_t kCount = 1'000'003;
+  Sorter sorter;
+  const std::uint32_t seed = test::fresh_seed();
+  const std::vector<std::uint32_t> original =
+      test::make_keys(kCount, KeyDistribution::FewUnique, seed);
+  const DeviceBuffer<std::uint32_t> pristine(original);
+  const std::vector<std::uint32_t> indices = test::make_indices(kCount);
+  DeviceBuffer<std::uint32_t> keys(kCount);
+  DeviceBuffer<std::uint32_t> values(kCount);
+  std::vector<std::uint32_t> first_keys;
+  std::vector<std::uint32_t> first_values;
+  for (int run = 0; run < 100; ++run) {
+    copy(pristine.span(), keys.span());
+    values.upload(indices);
+    sorter.sort_pairs(keys.span(), values.span(), kOnesweep);
+    std::vector<std::uint32_t> sorted_keys = keys.to_vector();
+    std::vector<std::uint32_t> sorted_values = values.to_vector();
+    if (run == 0) {
+      ASSERT_TRUE(test::is_stable_sort_of(original, sorted_keys, sorted_values)) << "seed " << seed;
+      first_keys = std::move(sorted_keys);
+      first_values = std::move(sorted_values);
+      continue;
+    }
+    ASSERT_EQ(sorted_keys, first_keys) << "run " << run << ", seed " << seed;
+    ASSERT_EQ(sorted_values, first_values) << "run " << run << ", seed " << seed;
+  }
+}
+
+TEST(OnesweepReuse, PlainLaunchesMatchTheGraph) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  ::setenv("RSW_ONESWEEP_GRAPH", "0", 1);
+  Sorter sorter;
+  for (KeyDistribution distribution :
+       {KeyDistribution::Uniform, KeyDistribution::Sorted, KeyDistribution::Narrow16}) {
+    const std::uint32_t seed = test::fresh_seed();
+    const SortStats stats = test::check_sort(sorter, test::make_keys(200'003, distribution, seed),
+                                             true, kOnesweep, test::Memory::Device, seed);
+    if (distribution == KeyDistribution::Sorted) {
+      EXPECT_EQ(stats.passes_run, 0);
+    }
+    if (distribution == KeyDistribution::Narrow16) {
+      EXPECT_EQ(stats.passes_run, 2);
+    }
+  }
+  ::unsetenv("RSW_ONESWEEP_GRAPH");
+}
+
+}  // namespace
+}  // namespace rsw::sort
