@@ -168,6 +168,25 @@ TEST(OnesweepStats, SortedInputCostsOneReadAndMovesNothing) {
   }
 }
 
+// Sorted keys with one pair out of order near the end or near the start: the blocks of the
+// histogram read that found no disorder of their own must count what they skipped.
+TEST(OnesweepStats, DisorderAtOneEndOfASortedInput) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  for (std::size_t count : {std::size_t{1} << 20, std::size_t{1} << 24}) {
+    for (bool at_end : {true, false}) {
+      const std::uint32_t seed = test::fresh_seed();
+      std::vector<std::uint32_t> keys = test::make_keys(count, KeyDistribution::Sorted, seed);
+      const std::size_t swap_at = at_end ? count - 2 : 1;
+      std::swap(keys[swap_at], keys[swap_at + 1]);
+      SCOPED_TRACE("n " + std::to_string(count) + (at_end ? ", at the end" : ", at the start"));
+      const SortStats stats =
+          test::check_sort(sorter, keys, true, kOnesweep, test::Memory::Device, seed);
+      EXPECT_FALSE(stats.early_exit);
+    }
+  }
+}
+
 TEST(OnesweepStats, PassesWithOneDigitAreSkipped) {
   RSW_REQUIRE_CUDA_DEVICE();
   Sorter sorter;
@@ -282,9 +301,13 @@ TEST(OnesweepReuse, HundredRunsAreBitIdentical) {
   }
 }
 
-TEST(OnesweepReuse, PlainLaunchesMatchTheGraph) {
-  RSW_REQUIRE_CUDA_DEVICE();
-  ::setenv("RSW_ONESWEEP_GRAPH", "0", 1);
+class OnesweepLaunch : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override { RSW_REQUIRE_CUDA_DEVICE(); }
+};
+
+TEST_P(OnesweepLaunch, EveryLaunchModeSortsAndSkips) {
+  ::setenv("RSW_ONESWEEP_LAUNCH", GetParam(), 1);
   Sorter sorter;
   for (KeyDistribution distribution :
        {KeyDistribution::Uniform, KeyDistribution::Sorted, KeyDistribution::Narrow16}) {
@@ -298,8 +321,11 @@ TEST(OnesweepReuse, PlainLaunchesMatchTheGraph) {
       EXPECT_EQ(stats.passes_run, 2);
     }
   }
-  ::unsetenv("RSW_ONESWEEP_GRAPH");
+  ::unsetenv("RSW_ONESWEEP_LAUNCH");
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, OnesweepLaunch, ::testing::Values("stream", "graph", "conditional"),
+                         [](const auto& test_info) { return std::string(test_info.param); });
 
 }  // namespace
 }  // namespace rsw::sort

@@ -36,47 +36,71 @@ namespace {
 struct Tuning {
   int threads;
   int items;
+  int min_blocks;  // blocks per multiprocessor the register budget is set for
   void (*pass_keys)(const Problem*, Control*, std::uint64_t*, int);
   void (*pass_pairs)(const Problem*, Control*, std::uint64_t*, int);
 
   std::uint32_t tile() const { return static_cast<std::uint32_t>(threads * items); }
+  std::string name() const {
+    return std::to_string(threads) + "x" + std::to_string(items) + "/" + std::to_string(min_blocks);
+  }
 };
 
-template <int kThreads, int kItems>
+template <int kThreads, int kItems, int kMinBlocks>
 constexpr Tuning make_tuning() {
-  return {kThreads, kItems, onesweep_pass<kThreads, kItems, false>,
-          onesweep_pass<kThreads, kItems, true>};
+  return {kThreads, kItems, kMinBlocks, onesweep_pass<kThreads, kItems, kMinBlocks, false>,
+          onesweep_pass<kThreads, kItems, kMinBlocks, true>};
 }
 
-const std::array<Tuning, 4> kTunings = {
-    make_tuning<256, 16>(),
-    make_tuning<384, 16>(),
-    make_tuning<384, 20>(),
-    make_tuning<512, 16>(),
+const std::array<Tuning, 6> kTunings = {
+    make_tuning<256, 16, 3>(), make_tuning<256, 20, 3>(), make_tuning<256, 20, 2>(),
+    make_tuning<384, 16, 2>(), make_tuning<384, 20, 2>(), make_tuning<384, 20, 1>(),
 };
-constexpr std::size_t kDefaultTuning = 1;  // 384 x 16, until calibrated
+constexpr std::size_t kDefaultTuning = 1;  // until calibrated
 
 constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
 constexpr int kCalibrationRuns = 5;
-constexpr unsigned int kCountBlocksPerMultiprocessor = 8;
 
-// RSW_ONESWEEP_TUNING=384x16 forces a tuning and skips the calibration (for profiling).
+// RSW_ONESWEEP_TUNING=256x20/3 forces a tuning and skips the calibration (for profiling).
 std::optional<std::size_t> forced_tuning() {
   const char* setting = std::getenv("RSW_ONESWEEP_TUNING");
   if (setting == nullptr) return std::nullopt;
   for (std::size_t index = 0; index < kTunings.size(); ++index) {
-    const std::string name =
-        std::to_string(kTunings[index].threads) + "x" + std::to_string(kTunings[index].items);
-    if (name == setting) return index;
+    if (kTunings[index].name() == setting) return index;
   }
   throw Error(ErrorKind::InvalidArgument,
               std::string("RSW_ONESWEEP_TUNING=") + setting + " names no tuning");
 }
 
-// RSW_ONESWEEP_GRAPH=0: plain launches; skipped passes then launch and return at once.
-bool graphs_enabled() {
-  const char* setting = std::getenv("RSW_ONESWEEP_GRAPH");
-  return setting == nullptr || std::string(setting) != "0";
+/// How a sort's kernels are launched. Graph: one graph of plain kernel nodes; a kernel with
+/// nothing to do returns at once. ConditionalGraph: passes in if-nodes that count_digits sets,
+/// so unneeded passes are not launched at all. Stream: plain launches on the stream.
+enum class LaunchMode { Stream, Graph, ConditionalGraph };
+
+// RSW_ONESWEEP_LAUNCH=stream|graph|conditional overrides the default (for measurements).
+LaunchMode launch_mode() {
+  const char* setting = std::getenv("RSW_ONESWEEP_LAUNCH");
+  if (setting == nullptr || std::string(setting) == "graph") return LaunchMode::Graph;
+  if (std::string(setting) == "stream") return LaunchMode::Stream;
+  if (std::string(setting) == "conditional") return LaunchMode::ConditionalGraph;
+  throw Error(ErrorKind::InvalidArgument,
+              std::string("RSW_ONESWEEP_LAUNCH=") + setting + " (stream, graph, conditional)");
+}
+
+using CountKernel = void (*)(const Problem*, Control*, Conditions);
+
+/// The upfront histogram kernel for `passes` passes (1 to 4).
+CountKernel count_kernel(int passes) {
+  constexpr std::array<CountKernel, kMaxPasses> kKernels = {count_digits<1>, count_digits<2>,
+                                                            count_digits<3>, count_digits<4>};
+  return kKernels[static_cast<std::size_t>(passes - 1)];
+}
+
+/// Its follow-up for the chunks it left uncounted, if any (see recount_digits).
+CountKernel recount_kernel(int passes) {
+  constexpr std::array<CountKernel, kMaxPasses> kKernels = {recount_digits<1>, recount_digits<2>,
+                                                            recount_digits<3>, recount_digits<4>};
+  return kKernels[static_cast<std::size_t>(passes - 1)];
 }
 
 /// What a graph is built for; pointers and sizes are read from device memory, so one graph
@@ -87,6 +111,7 @@ struct GraphShape {
   std::uint32_t num_tiles;
   unsigned int count_blocks;
   int num_passes;
+  bool conditional;
   bool operator==(const GraphShape&) const = default;
 };
 
@@ -156,9 +181,11 @@ class OnesweepSorter final : public GpuSorter {
           problem_.data(), control_.data());
       RSW_CUDA_CHECK_LAUNCH("launching the single-tile Onesweep sort");
     } else {
-      const GraphShape shape{tuning_index, with_values, num_tiles, count_blocks(count),
-                             passes_total};
-      if (graphs_enabled()) {
+      const LaunchMode mode = launch_mode();
+      const GraphShape shape{tuning_index, with_values,
+                             num_tiles,    count_blocks(count),
+                             passes_total, mode == LaunchMode::ConditionalGraph};
+      if (mode != LaunchMode::Stream) {
         const cudaGraphExec_t graph =
             graphs_.get(shape, [this](const GraphShape& wanted) { return build_graph(wanted); });
         RSW_CUDA_CHECK(cudaGraphLaunch(graph, request.stream),
@@ -239,14 +266,18 @@ class OnesweepSorter final : public GpuSorter {
 
   unsigned int count_blocks(std::uint32_t count) const {
     const std::uint32_t wanted = (count + kCountChunk - 1) / kCountChunk;
-    return std::max(1u, std::min(wanted, static_cast<std::uint32_t>(multiprocessors_) *
-                                             kCountBlocksPerMultiprocessor));
+    const std::uint32_t most =
+        std::min(kMaxCountBlocks,
+                 static_cast<std::uint32_t>(multiprocessors_) * kCountBlocksPerMultiprocessor);
+    return std::max(1u, std::min(wanted, most));
   }
 
   void launch_on_stream(const GraphShape& shape, StreamHandle stream) {
     const Tuning& tuning = kTunings[shape.tuning];
-    count_digits<<<shape.count_blocks, kCountThreads, 0, stream>>>(problem_.data(), control_.data(),
-                                                                   {});
+    count_kernel(shape.num_passes)<<<shape.count_blocks, kCountThreads, 0, stream>>>(
+        problem_.data(), control_.data(), {});
+    recount_kernel(shape.num_passes)<<<shape.count_blocks, kCountThreads, 0, stream>>>(
+        problem_.data(), control_.data(), {});
     for (int pass = 0; pass < shape.num_passes; ++pass) {
       (shape.with_values ? tuning.pass_pairs
                          : tuning.pass_keys)<<<shape.num_tiles, tuning.threads, 0, stream>>>(
@@ -258,31 +289,43 @@ class OnesweepSorter final : public GpuSorter {
 
   unsigned int copy_blocks() const { return static_cast<unsigned int>(multiprocessors_) * 8u; }
 
-  // count_digits (sets the conditions) -> if (pass 0 runs) { pass 0 } -> ... ->
-  // if (an odd number ran) { copy back }
+  // count_digits -> recount_digits -> pass 0 -> ... -> copy back; with conditions, each
+  // pass and the copy sit in an if-node that the planning block sets.
   Graph build_graph(const GraphShape& shape) {
     const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
     Control* control = control_.data();
     Graph graph;
     Conditions conditions{};
-    for (int pass = 0; pass < shape.num_passes; ++pass)
-      conditions.pass[pass] = make_condition(graph.get(), 0, 0);
-    conditions.copy_back = make_condition(graph.get(), 0, 0);
-    conditions.in_graph = 1;
-    cudaGraphNode_t previous = add_kernel(graph.get(), nullptr, count_digits, shape.count_blocks,
-                                          kCountThreads, problem, control, conditions);
-    for (int pass = 0; pass < shape.num_passes; ++pass) {
-      const auto [node, body] =
-          add_conditional(graph.get(), previous, conditions.pass[pass], cudaGraphCondTypeIf);
-      add_kernel(body, nullptr, shape.with_values ? tuning.pass_pairs : tuning.pass_keys,
-                 shape.num_tiles, tuning.threads, problem, control, table_.data(), pass);
-      previous = node;
+    if (shape.conditional) {
+      for (int pass = 0; pass < shape.num_passes; ++pass)
+        conditions.pass[pass] = make_condition(graph.get(), 0, 0);
+      conditions.copy_back = make_condition(graph.get(), 0, 0);
+      conditions.in_graph = 1;
     }
-    const auto [copy_node, copy_body] =
-        add_conditional(graph.get(), previous, conditions.copy_back, cudaGraphCondTypeIf);
-    add_kernel(copy_body, nullptr, copy_back, copy_blocks(), kCopyThreads, problem,
-               static_cast<const Control*>(control));
+    cudaGraphNode_t previous =
+        add_kernel(graph.get(), nullptr, count_kernel(shape.num_passes), shape.count_blocks,
+                   kCountThreads, problem, control, conditions);
+    previous = add_kernel(graph.get(), previous, recount_kernel(shape.num_passes),
+                          shape.count_blocks, kCountThreads, problem, control, conditions);
+    // Adds `kernel` after `previous`, inside an if-node on `condition` when conditional.
+    const auto add_step = [&](cudaGraphConditionalHandle condition, auto kernel,
+                              unsigned int blocks, unsigned int threads, auto... arguments) {
+      if (!shape.conditional) {
+        previous = add_kernel(graph.get(), previous, kernel, blocks, threads, arguments...);
+        return;
+      }
+      const auto [node, body] =
+          add_conditional(graph.get(), previous, condition, cudaGraphCondTypeIf);
+      add_kernel(body, nullptr, kernel, blocks, threads, arguments...);
+      previous = node;
+    };
+    for (int pass = 0; pass < shape.num_passes; ++pass) {
+      add_step(conditions.pass[pass], shape.with_values ? tuning.pass_pairs : tuning.pass_keys,
+               shape.num_tiles, tuning.threads, problem, control, table_.data(), pass);
+    }
+    add_step(conditions.copy_back, copy_back, copy_blocks(), kCopyThreads, problem,
+             static_cast<const Control*>(control));
     return graph;
   }
 
