@@ -30,16 +30,18 @@ class Graph {
   cudaGraph_t graph_ = nullptr;
 };
 
-/// Adds `kernel<<<blocks, threads>>>(arguments...)` to `graph` after `after` (or as a root).
+/// Adds `kernel<<<blocks, threads, shared_bytes>>>(arguments...)` to `graph` after `after`
+/// (or as a root).
 template <class... Parameters>
 cudaGraphNode_t add_kernel(cudaGraph_t graph, cudaGraphNode_t after, void (*kernel)(Parameters...),
-                           unsigned int blocks, unsigned int threads,
+                           unsigned int blocks, unsigned int threads, unsigned int shared_bytes,
                            std::type_identity_t<Parameters>... arguments) {
   void* argument_pointers[] = {&arguments...};
   cudaKernelNodeParams parameters{};
   parameters.func = reinterpret_cast<void*>(kernel);
   parameters.gridDim = dim3(blocks);
   parameters.blockDim = dim3(threads);
+  parameters.sharedMemBytes = shared_bytes;
   parameters.kernelParams = argument_pointers;
   cudaGraphNode_t node = nullptr;
   RSW_CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, after != nullptr ? &after : nullptr,

@@ -266,29 +266,29 @@ class FourWaySorter final : public GpuSorter {
     const cudaGraphConditionalHandle loop =
         make_condition(graph.get(), 1, cudaGraphCondAssignDefault);
     const cudaGraphNode_t begin =
-        add_kernel(graph.get(), nullptr, begin_sort, 1, 1, problem, control);
+        add_kernel(graph.get(), nullptr, begin_sort, 1, 1, 0, problem, control);
     const cudaGraph_t body =
         add_conditional(graph.get(), begin, loop, cudaGraphCondTypeWhile).second;
 
     const cudaGraphConditionalHandle check_rest = make_condition(body, 0, 0);
     const cudaGraphConditionalHandle run_pass = make_condition(body, 0, 0);
     const cudaGraphNode_t quick =
-        add_kernel(body, nullptr, quick_check_order, 1, kQuickCheckThreads, problem, control,
+        add_kernel(body, nullptr, quick_check_order, 1, kQuickCheckThreads, 0, problem, control,
                    check_rest, run_pass, 1);
     const auto [check_node, check_body] =
         add_conditional(body, quick, check_rest, cudaGraphCondTypeIf);
-    add_kernel(check_body, nullptr, check_order, shape.check_blocks, kCheckThreads, problem,
+    add_kernel(check_body, nullptr, check_order, shape.check_blocks, kCheckThreads, 0, problem,
                control, run_pass, 1);
     const auto [pass_node, pass_body] =
         add_conditional(body, check_node, run_pass, cudaGraphCondTypeIf);
     const cudaGraphNode_t split =
         add_kernel(pass_body, nullptr, shape.with_values ? tuning.split_pairs : tuning.split_keys,
-                   shape.num_tiles, tuning.threads, problem, control);
+                   shape.num_tiles, tuning.threads, 0, problem, control);
     const cudaGraphNode_t scan =
-        add_kernel(pass_body, split, scan_tile_counts, 1, kScanThreads, problem, control);
+        add_kernel(pass_body, split, scan_tile_counts, 1, kScanThreads, 0, problem, control);
     add_kernel(pass_body, scan, shape.with_values ? tuning.map_pairs : tuning.map_keys,
-               shape.num_tiles, tuning.threads, problem, control);
-    add_kernel(body, pass_node, end_pass, 1, 1, problem, control, loop, 1);
+               shape.num_tiles, tuning.threads, 0, problem, control);
+    add_kernel(body, pass_node, end_pass, 1, 1, 0, problem, control, loop, 1);
     return graph;
   }
 

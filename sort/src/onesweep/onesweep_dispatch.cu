@@ -33,30 +33,48 @@ namespace {
 // Threads per block and keys per thread of the pass kernel: larger tiles write longer runs
 // per digit (better coalescing) but keep fewer blocks resident to hide the look-back. The
 // best differs by GPU and by keys vs pairs; calibrate() times them once per device and mode.
+using PassKernel = void (*)(const Problem*, Control*, std::uint64_t*, int);
+
 struct Tuning {
   int threads;
   int items;
   int min_blocks;  // blocks per multiprocessor the register budget is set for
-  void (*pass_keys)(const Problem*, Control*, std::uint64_t*, int);
-  void (*pass_pairs)(const Problem*, Control*, std::uint64_t*, int);
+  PassKernel pass_keys;
+  PassKernel pass_pairs;
+  unsigned int shared_keys;  // dynamic shared memory of each
+  unsigned int shared_pairs;
 
   std::uint32_t tile() const { return static_cast<std::uint32_t>(threads * items); }
   std::string name() const {
     return std::to_string(threads) + "x" + std::to_string(items) + "/" + std::to_string(min_blocks);
   }
+  PassKernel kernel(bool with_values) const { return with_values ? pass_pairs : pass_keys; }
+  unsigned int shared_bytes(bool with_values) const {
+    return with_values ? shared_pairs : shared_keys;
+  }
 };
 
 template <int kThreads, int kItems, int kMinBlocks>
 constexpr Tuning make_tuning() {
-  return {kThreads, kItems, kMinBlocks, onesweep_pass<kThreads, kItems, kMinBlocks, false>,
-          onesweep_pass<kThreads, kItems, kMinBlocks, true>};
+  return {kThreads,
+          kItems,
+          kMinBlocks,
+          onesweep_pass<kThreads, kItems, kMinBlocks, false>,
+          onesweep_pass<kThreads, kItems, kMinBlocks, true>,
+          sizeof(typename PassShape<kThreads, kItems, false>::Shared),
+          sizeof(typename PassShape<kThreads, kItems, true>::Shared)};
 }
 
-const std::array<Tuning, 6> kTunings = {
-    make_tuning<256, 16, 3>(), make_tuning<256, 20, 3>(), make_tuning<256, 20, 2>(),
-    make_tuning<384, 16, 2>(), make_tuning<384, 20, 2>(), make_tuning<384, 20, 1>(),
+// Measured on an H100 at 2^24 keys (ms, keys / pairs): 256x20/3 0.54 / 0.77, 256x20/2 0.59 /
+// 0.72, 384x16/2 0.52 / 0.67, 384x20/2 0.48 / 0.68; 256x16/3 (0.62 / 0.81) and 384x20/1
+// (0.66 / 0.81) were dropped. Two resident blocks of 384 threads hide the look-back best.
+const std::array<Tuning, 4> kTunings = {
+    make_tuning<256, 20, 3>(),
+    make_tuning<256, 20, 2>(),
+    make_tuning<384, 16, 2>(),
+    make_tuning<384, 20, 2>(),
 };
-constexpr std::size_t kDefaultTuning = 1;  // until calibrated
+constexpr std::size_t kDefaultTuning = 3;  // 384x20/2, until calibrated
 
 constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
 constexpr int kCalibrationRuns = 5;
@@ -108,7 +126,7 @@ CountKernel recount_kernel(int passes) {
 struct GraphShape {
   std::size_t tuning;
   bool with_values;
-  std::uint32_t num_tiles;
+  std::uint32_t pass_blocks;  // persistent blocks of a pass: at most what is resident
   unsigned int count_blocks;
   int num_passes;
   bool conditional;
@@ -182,9 +200,12 @@ class OnesweepSorter final : public GpuSorter {
       RSW_CUDA_CHECK_LAUNCH("launching the single-tile Onesweep sort");
     } else {
       const LaunchMode mode = launch_mode();
-      const GraphShape shape{tuning_index, with_values,
-                             num_tiles,    count_blocks(count),
-                             passes_total, mode == LaunchMode::ConditionalGraph};
+      const GraphShape shape{tuning_index,
+                             with_values,
+                             std::min(num_tiles, resident_blocks(tuning, with_values)),
+                             count_blocks(count),
+                             passes_total,
+                             mode == LaunchMode::ConditionalGraph};
       if (mode != LaunchMode::Stream) {
         const cudaGraphExec_t graph =
             graphs_.get(shape, [this](const GraphShape& wanted) { return build_graph(wanted); });
@@ -279,15 +300,36 @@ class OnesweepSorter final : public GpuSorter {
     recount_kernel(shape.num_passes)<<<shape.count_blocks, kCountThreads, 0, stream>>>(
         problem_.data(), control_.data(), {});
     for (int pass = 0; pass < shape.num_passes; ++pass) {
-      (shape.with_values ? tuning.pass_pairs
-                         : tuning.pass_keys)<<<shape.num_tiles, tuning.threads, 0, stream>>>(
+      tuning.kernel(shape.with_values)<<<shape.pass_blocks, tuning.threads,
+                                         tuning.shared_bytes(shape.with_values), stream>>>(
           problem_.data(), control_.data(), table_.data(), pass);
     }
     copy_back<<<copy_blocks(), kCopyThreads, 0, stream>>>(problem_.data(), control_.data());
     RSW_CUDA_CHECK_LAUNCH("launching the Onesweep sort's kernels");
   }
 
-  unsigned int copy_blocks() const { return static_cast<unsigned int>(multiprocessors_) * 8u; }
+  unsigned int copy_blocks() const { return static_cast<unsigned int>(multiprocessors_) * 2u; }
+
+  // Blocks of a tuning's pass kernel that fit on the device at once (its persistent grid).
+  std::uint32_t resident_blocks(const Tuning& tuning, bool with_values) {
+    const PassKernel kernel = tuning.kernel(with_values);
+    const auto found = resident_.find(kernel);
+    if (found != resident_.end()) return found->second;
+    const int shared_bytes = static_cast<int>(tuning.shared_bytes(with_values));
+    RSW_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
+        "allowing the Onesweep pass kernel " + std::to_string(shared_bytes) +
+            " bytes of shared memory");
+    int per_multiprocessor = 0;
+    RSW_CUDA_CHECK(
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, tuning.threads,
+                                                      tuning.shared_bytes(with_values)),
+        "reading the Onesweep pass kernel's occupancy");
+    const auto blocks =
+        static_cast<std::uint32_t>(std::max(1, per_multiprocessor) * multiprocessors_);
+    resident_.emplace(kernel, blocks);
+    return blocks;
+  }
 
   // count_digits -> recount_digits -> pass 0 -> ... -> copy back; with conditions, each
   // pass and the copy sit in an if-node that the planning block sets.
@@ -305,26 +347,29 @@ class OnesweepSorter final : public GpuSorter {
     }
     cudaGraphNode_t previous =
         add_kernel(graph.get(), nullptr, count_kernel(shape.num_passes), shape.count_blocks,
-                   kCountThreads, problem, control, conditions);
+                   kCountThreads, 0, problem, control, conditions);
     previous = add_kernel(graph.get(), previous, recount_kernel(shape.num_passes),
-                          shape.count_blocks, kCountThreads, problem, control, conditions);
+                          shape.count_blocks, kCountThreads, 0, problem, control, conditions);
     // Adds `kernel` after `previous`, inside an if-node on `condition` when conditional.
     const auto add_step = [&](cudaGraphConditionalHandle condition, auto kernel,
-                              unsigned int blocks, unsigned int threads, auto... arguments) {
+                              unsigned int blocks, unsigned int threads, unsigned int shared_bytes,
+                              auto... arguments) {
       if (!shape.conditional) {
-        previous = add_kernel(graph.get(), previous, kernel, blocks, threads, arguments...);
+        previous =
+            add_kernel(graph.get(), previous, kernel, blocks, threads, shared_bytes, arguments...);
         return;
       }
       const auto [node, body] =
           add_conditional(graph.get(), previous, condition, cudaGraphCondTypeIf);
-      add_kernel(body, nullptr, kernel, blocks, threads, arguments...);
+      add_kernel(body, nullptr, kernel, blocks, threads, shared_bytes, arguments...);
       previous = node;
     };
     for (int pass = 0; pass < shape.num_passes; ++pass) {
-      add_step(conditions.pass[pass], shape.with_values ? tuning.pass_pairs : tuning.pass_keys,
-               shape.num_tiles, tuning.threads, problem, control, table_.data(), pass);
+      add_step(conditions.pass[pass], tuning.kernel(shape.with_values), shape.pass_blocks,
+               tuning.threads, tuning.shared_bytes(shape.with_values), problem, control,
+               table_.data(), pass);
     }
-    add_step(conditions.copy_back, copy_back, copy_blocks(), kCopyThreads, problem,
+    add_step(conditions.copy_back, copy_back, copy_blocks(), kCopyThreads, 0, problem,
              static_cast<const Control*>(control));
     return graph;
   }
@@ -382,6 +427,7 @@ class OnesweepSorter final : public GpuSorter {
   DeviceBuffer<std::uint32_t> alternate_keys_;
   DeviceBuffer<std::uint32_t> alternate_values_;
   std::optional<Problem> uploaded_problem_;
+  std::map<PassKernel, std::uint32_t> resident_;  // per kernel, its limit raised once
   GraphCache<GraphShape> graphs_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;

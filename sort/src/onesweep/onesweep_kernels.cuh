@@ -570,7 +570,7 @@ __global__ void __launch_bounds__(kCountThreads)
 // it, publishes its inclusive prefix, then writes its keys in digit order into shared memory
 // and from there to their places: consecutive threads write consecutive places within a digit.
 
-template <int kThreads, int kItems>
+template <int kThreads, int kItems, bool kWithValues>
 struct PassShape {
   static constexpr int kWarps = kThreads / kWarpThreads;
   static constexpr std::uint32_t kTileKeys = kThreads * kItems;
@@ -580,7 +580,8 @@ struct PassShape {
 
   struct Shared {
     std::uint32_t warp_counts[kWarps][kBins];  // digit counts, then each warp's next positions
-    std::uint32_t exchange[kTileKeys];         // the tile in digit order (keys, then values)
+    std::uint32_t exchange[kTileKeys];         // the tile's keys in digit order
+    std::uint32_t value_exchange[kWithValues ? kTileKeys : 1];  // and their values
     typename Scan::TempStorage scan;
     std::uint32_t tile_base[kBins];  // global place of the sorted tile's position 0, per digit
     std::uint32_t tile;
@@ -593,7 +594,7 @@ struct PassShape {
 /// (all but the last) run without bounds checks.
 template <int kThreads, int kItems, bool kWithValues>
 struct PassAgent {
-  using Shape = PassShape<kThreads, kItems>;
+  using Shape = PassShape<kThreads, kItems, kWithValues>;
 
   typename Shape::Shared& shared;
   const Problem& problem;
@@ -647,6 +648,14 @@ struct PassAgent {
     std::uint32_t places[kItems];
     rank_in_warp<kItems, kFull>(keys, first, problem.count, digit_of, counts, places,
                                 shared.exchange);
+    std::uint32_t values[kWithValues ? kItems : 1];
+    if constexpr (kWithValues) {  // loads in flight during the look-back
+      const std::uint32_t* source_values =
+          from_alternate ? problem.alternate_values : problem.values;
+#pragma unroll
+      for (int item = 0; item < kItems; ++item)
+        values[item] = valid(item) ? source_values[first + item * kWarpThreads] : 0u;
+    }
     if (digit < kBins) {
       std::uint32_t before = 0;
       if (tile != 0) {
@@ -655,21 +664,18 @@ struct PassAgent {
       }
       shared.tile_base[digit] = control->digit_offsets[pass][digit] + before - digit_start;
     }
-    __syncthreads();
-
-    // The keys from shared memory to their places.
-    std::uint32_t values[kWithValues ? kItems : 1];
-    if constexpr (kWithValues) {  // loaded now, used after the keys' scatter
-      const std::uint32_t* source_values =
-          from_alternate ? problem.alternate_values : problem.values;
+    if constexpr (kWithValues) {  // the values to their places in shared memory
 #pragma unroll
-      for (int item = 0; item < kItems; ++item)
-        values[item] = valid(item) ? source_values[first + item * kWarpThreads] : 0u;
+      for (int item = 0; item < kItems; ++item) {
+        if (valid(item)) shared.value_exchange[places[item]] = values[item];
+      }
     }
     __syncthreads();
 
+    // Keys (and values) from shared memory to their places: consecutive threads write
+    // consecutive places within a digit.
     const std::uint32_t tile_keys = kFull ? Shape::kTileKeys : problem.count - tile_start;
-    std::uint32_t targets[kWithValues ? kItems : 1];
+    std::uint32_t* target_values = from_alternate ? problem.values : problem.alternate_values;
 #pragma unroll
     for (int item = 0; item < kItems; ++item) {
       const std::uint32_t position = item * kThreads + threadIdx.x;
@@ -677,21 +683,7 @@ struct PassAgent {
         const std::uint32_t key = shared.exchange[position];
         const std::uint32_t target = shared.tile_base[digit_of(key)] + position;
         target_keys[target] = key;
-        if constexpr (kWithValues) targets[item] = target;
-      }
-    }
-    if constexpr (kWithValues) {
-      std::uint32_t* target_values = from_alternate ? problem.values : problem.alternate_values;
-      __syncthreads();
-#pragma unroll
-      for (int item = 0; item < kItems; ++item) {
-        if (valid(item)) shared.exchange[places[item]] = values[item];
-      }
-      __syncthreads();
-#pragma unroll
-      for (int item = 0; item < kItems; ++item) {
-        const std::uint32_t position = item * kThreads + threadIdx.x;
-        if (kFull || position < tile_keys) target_values[targets[item]] = shared.exchange[position];
+        if constexpr (kWithValues) target_values[target] = shared.value_exchange[position];
       }
     }
 
@@ -700,24 +692,32 @@ struct PassAgent {
   }
 };
 
+/// A pass. Its shared memory (Shape::Shared, over 48 KiB for pairs) is dynamic: the launch
+/// passes sizeof(Shared) and the host raises the kernel's limit once.
 template <int kThreads, int kItems, int kMinBlocks, bool kWithValues>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     onesweep_pass(const Problem* problem_in, Control* control, std::uint64_t* table, int pass) {
   using Agent = PassAgent<kThreads, kItems, kWithValues>;
-  __shared__ typename Agent::Shape::Shared shared;
+  extern __shared__ __align__(16) unsigned char pass_shared_bytes[];
+  auto& shared = *reinterpret_cast<typename Agent::Shape::Shared*>(pass_shared_bytes);
   PassControl& pass_control = control->passes[pass];
-  if (pass_control.run == 0) return;  // plain launches only: a graph does not launch it
+  if (pass_control.run == 0) return;  // a skipped pass: its few resident blocks return at once
 
+  // Persistent blocks take tiles until none is left. Tiles are handed out in index order to
+  // running blocks only, so a tile's predecessors are being worked on or done.
   const Problem problem = *problem_in;
-  if (threadIdx.x == 0) shared.tile = atomicAdd(&pass_control.next_tile, 1u);
-  for (int i = threadIdx.x; i < Agent::Shape::kWarps * kBins; i += kThreads)
-    shared.warp_counts[i / kBins][i % kBins] = 0;
-  __syncthreads();
-  Agent agent{shared, problem, control, table, pass, shared.tile};
-  if ((agent.tile + 1) * Agent::Shape::kTileKeys <= problem.count) {
-    agent.template run<true>();
-  } else {
-    agent.template run<false>();
+  for (;;) {
+    if (threadIdx.x == 0) shared.tile = atomicAdd(&pass_control.next_tile, 1u);
+    for (int i = threadIdx.x; i < Agent::Shape::kWarps * kBins; i += kThreads)
+      shared.warp_counts[i / kBins][i % kBins] = 0;
+    __syncthreads();  // also: the last tile's scatter has read shared memory
+    Agent agent{shared, problem, control, table, pass, shared.tile};
+    if (agent.tile >= problem.num_tiles) return;
+    if ((agent.tile + 1) * Agent::Shape::kTileKeys <= problem.count) {
+      agent.template run<true>();
+    } else {
+      agent.template run<false>();
+    }
   }
 }
 
@@ -746,10 +746,10 @@ inline constexpr std::uint32_t kSingleTileKeys = kSingleTileThreads * kSingleTil
 template <bool kWithValues>
 __global__ void __launch_bounds__(kSingleTileThreads)
     sort_single_tile(const Problem* problem_in, Control* control) {
-  using Shape = PassShape<kSingleTileThreads, kSingleTileItems>;
+  using Shape = PassShape<kSingleTileThreads, kSingleTileItems, kWithValues>;
   constexpr int kItems = kSingleTileItems;
   __shared__ typename Shape::Shared shared;
-  __shared__ std::uint32_t value_exchange[kWithValues ? Shape::kTileKeys : 1];
+  std::uint32_t* value_exchange = shared.value_exchange;
   const Problem problem = *problem_in;
   const int warp = threadIdx.x / kWarpThreads;
   const int lane = threadIdx.x % kWarpThreads;
