@@ -424,12 +424,11 @@ __device__ __forceinline__ int load_count_keys(const Problem& problem, std::uint
   return valid;
 }
 
-/// Counts the chunk at `first` (this thread's keys) into the block's histograms. Not inlined:
-/// it runs once per block at most in count_digits, whose main loop keeps its registers.
+/// Counts the chunk at `first` (this thread's keys) into the block's histograms.
 template <int kPasses>
-__device__ __noinline__ void count_chunk(const Problem& problem, std::uint32_t first, bool aligned,
-                                         const DigitOf (&digit_of)[kPasses],
-                                         std::uint32_t* histograms) {
+__device__ __forceinline__ void count_chunk(const Problem& problem, std::uint32_t first,
+                                            bool aligned, const DigitOf (&digit_of)[kPasses],
+                                            std::uint32_t* histograms) {
   if (first >= problem.count) return;
   std::uint32_t keys[kCountKeys];
   const int valid = load_count_keys(problem, first, aligned, keys);
@@ -473,6 +472,25 @@ __device__ __forceinline__ void finish_counting(const Problem& problem, Control*
   plan_passes(problem, control, conditions);
 }
 
+/// Whether this thread's keys of the chunk at `first`, or the key after them, are out of order.
+__device__ __forceinline__ bool chunk_out_of_order(const Problem& problem, std::uint32_t first,
+                                                   bool aligned, const OrderKey& order_key) {
+  if (first >= problem.count) return false;
+  std::uint32_t keys[kCountKeys];
+  const int valid = load_count_keys(problem, first, aligned, keys);
+  bool disorder = false;
+#pragma unroll
+  for (int k = 1; k < kCountKeys; ++k)
+    disorder |= k < valid && order_key(keys[k - 1]) > order_key(keys[k]);
+  if (valid == kCountKeys && first + kCountKeys < problem.count) {
+    disorder |= order_key(keys[kCountKeys - 1]) > order_key(problem.keys[first + kCountKeys]);
+  }
+  return disorder;
+}
+
+/// Two phases per block: check its chunks, two at a time, until disorder is known (its own or,
+/// through Control::unsorted, anyone's); then count the chunks it checked (read again) and
+/// count the rest without checking. A sorted input never leaves the first phase.
 template <int kPasses>
 __global__ void __launch_bounds__(kCountThreads, kCountBlocksPerMultiprocessor)
     count_digits(const Problem* problem_in, Control* control, Conditions conditions) {
@@ -489,49 +507,33 @@ __global__ void __launch_bounds__(kCountThreads, kCountBlocksPerMultiprocessor)
   for (int pass = 0; pass < kPasses; ++pass)
     digit_of[pass] = DigitOf::for_pass(problem, pass);
   const std::uint32_t stride = gridDim.x * kCountChunk;
-  bool counting = false;      // block-uniform: disorder is known, so this block counts
-  std::uint32_t skipped = 0;  // this block's leading chunks that were only checked
-  for (std::uint32_t chunk = blockIdx.x * kCountChunk; chunk < problem.count; chunk += stride) {
-    const std::uint32_t first = chunk + threadIdx.x * kCountKeys;
-    std::uint32_t keys[kCountKeys];
-    const int valid = first < problem.count ? load_count_keys(problem, first, aligned, keys) : 0;
-    bool disorder = false;
-    std::uint32_t differing = 0;
-#pragma unroll
-    for (int k = 1; k < kCountKeys; ++k) {
-      if (k < valid) {
-        disorder |= order_key(keys[k - 1]) > order_key(keys[k]);
-        differing |= keys[k] ^ keys[0];
-      }
+  const std::uint32_t own = threadIdx.x * kCountKeys;  // this thread's keys within a chunk
+
+  std::uint32_t chunk = blockIdx.x * kCountChunk;
+  std::uint32_t checked = 0;  // this block's leading chunks that were only checked
+  bool counting = false;
+  while (chunk < problem.count) {
+    const bool disorder = chunk_out_of_order(problem, chunk + own, aligned, order_key) ||
+                          chunk_out_of_order(problem, chunk + stride + own, aligned, order_key);
+    const bool known = threadIdx.x == 0 && __ldcg(&control->unsorted) != 0;
+    counting = __syncthreads_or(disorder || known) != 0;
+    checked += chunk + stride < problem.count ? 2 : 1;
+    chunk += 2 * stride;
+    if (counting) break;
+  }
+  if (counting) {
+    if (threadIdx.x == 0) atomicExch(&control->unsorted, 1u);  // the other blocks count too
+    for (std::uint32_t k = 0; k < checked; ++k) {
+      count_chunk(problem, blockIdx.x * kCountChunk + k * stride + own, aligned, digit_of,
+                  histograms);
     }
-    if (valid == kCountKeys && first + kCountKeys < problem.count) {
-      disorder |= order_key(keys[kCountKeys - 1]) > order_key(problem.keys[first + kCountKeys]);
-    }
-    if (!counting) {
-      const bool known = threadIdx.x == 0 && __ldcg(&control->unsorted) != 0;
-      counting = __syncthreads_or(disorder || known) != 0;
-      if (!counting) {
-        ++skipped;
-        continue;
-      }
-      if (threadIdx.x == 0) atomicExch(&control->unsorted, 1u);  // the other blocks count too
-      // The chunks read before, and this one (read again rather than kept in registers).
-      for (std::uint32_t k = 0; k <= skipped; ++k) {
-        count_chunk(problem, blockIdx.x * kCountChunk + k * stride + threadIdx.x * kCountKeys,
-                    aligned, digit_of, histograms);
-      }
-      skipped = 0;
-      continue;
-    }
-    if (valid == kCountKeys) {
-      count_keys<kPasses, true>(digit_of, keys, valid, differing, histograms);
-    } else if (valid > 0) {
-      count_keys<kPasses, false>(digit_of, keys, valid, differing, histograms);
-    }
+    checked = 0;
+    for (; chunk < problem.count; chunk += stride)
+      count_chunk(problem, chunk + own, aligned, digit_of, histograms);
   }
   if (threadIdx.x == 0) {
-    control->skipped_chunks[blockIdx.x] = skipped;
-    if (skipped != 0) atomicAdd(&control->blocks_skipping, 1u);
+    control->skipped_chunks[blockIdx.x] = checked;
+    if (checked != 0) atomicAdd(&control->blocks_skipping, 1u);
   }
   __syncthreads();
   finish_counting<kPasses>(problem, control, conditions, histograms, true);
