@@ -2,7 +2,8 @@
 // and the tile, every distribution, keys and pairs, host and device memory, bit ranges and
 // descending order; tile counts that wrap the circular look-back table many times; skipped
 // passes and the fused order check; temp storage that does not grow with n and is never
-// cleared between sorts; bit-identical repeats; and the launch path without CUDA graphs.
+// cleared between sorts; bit-identical repeats; and each launch mode (stream, graph, graph
+// with conditional nodes).
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -1,7 +1,8 @@
 // Host side of the Onesweep sort: temp storage (the 2 MiB circular look-back table and a
 // control block, constant in n, plus the alternate key/value buffers), the calibrated tuning,
-// and the launch: one CUDA graph whose if-nodes the histogram kernel sets, so a pass that is
-// not needed is not launched and the host never waits; or, for small n, a single block.
+// and the launch: one CUDA graph of the histogram read and the passes, which read the plan
+// the histogram kernel left in device memory, so the host never waits; or, for small n, a
+// single block. (A graph whose passes sit in if-nodes is kept as an option: slower here.)
 //
 // Index:
 //   [SECTION] Tunings and calibration
@@ -383,6 +384,10 @@ class OnesweepSorter final : public GpuSorter {
     if (const auto found = calibrated.find(key); found != calibrated.end()) return found->second;
     const std::size_t best = calibrate(with_values, stream);
     calibrated.emplace(key, best);
+    // The calibration's alternate buffers are not this sorter's size: let the sort size them.
+    synchronize(stream);
+    alternate_keys_ = {};
+    alternate_values_ = {};
     return best;
   }
 

@@ -2,9 +2,11 @@
 // Significant Digit Radix Sort for GPUs", 2022), with the look-back status table kept in a
 // constant-size circular buffer, so that temp memory does not grow with n.
 //
-//   count_digits        one read of the keys: the histograms of every 8-bit digit at once and
-//                       the order check; its last block scans them and plans the passes
+//   count_digits        one read of the keys: the order check and the histograms of every
+//                       8-bit digit at once; its last block scans them and plans the passes
 //                       (which run, which buffer each reads, where each tile's entries go)
+//   recount_digits      only for a sorted input with disorder near its end: the chunks that
+//                       count_digits checked but did not count
 //   onesweep_pass       one pass: load a tile, rank it (warp multi-split), decoupled look-back
 //                       through the circular table, scatter through shared memory
 //   copy_back           after an odd number of passes, the alternate buffer back to the caller's
@@ -65,10 +67,10 @@ struct PassControl {
   std::uint32_t group_done[kTailGroups];  // finished tiles per tail group, a ring
 };
 
-/// The sort's state in device memory. Zeroed once when allocated; every sort leaves the
-/// histograms and counters zero again for the next.
 inline constexpr std::uint32_t kMaxCountBlocks = 1024;  // grid limit of count_digits
 
+/// The sort's state in device memory. Zeroed once when allocated; every sort leaves the
+/// histograms and counters zero again for the next.
 struct Control {
   std::uint32_t histograms[kMaxPasses][kBins];     // digit counts of the whole input
   std::uint32_t digit_offsets[kMaxPasses][kBins];  // their exclusive scans
@@ -88,7 +90,7 @@ struct Control {
 struct Conditions {
   cudaGraphConditionalHandle pass[kMaxPasses];
   cudaGraphConditionalHandle copy_back;
-  int in_graph;  // 0: plain launches, which read Control instead
+  int in_graph;  // 0: no if-nodes; the kernels read Control and return when not needed
 };
 
 /// The 8-bit digit of `key` in one pass, flipped for a descending sort (mask - d == mask ^ d).
@@ -729,7 +731,7 @@ inline constexpr int kCopyThreads = 256;
 /// After an odd number of passes the sorted keys (and values) are in the alternate buffers.
 __global__ void __launch_bounds__(kCopyThreads)
     copy_back(const Problem* problem_in, const Control* control) {
-  if (control->copy_back == 0) return;  // plain launches only: a graph does not launch it
+  if (control->copy_back == 0) return;  // an even number of passes ran (or none)
   const Problem problem = *problem_in;
   const std::uint32_t stride = gridDim.x * kCopyThreads;
   for (std::uint32_t i = blockIdx.x * kCopyThreads + threadIdx.x; i < problem.count; i += stride) {
