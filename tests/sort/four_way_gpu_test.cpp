@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <tuple>
 
-#include "rsw/engine/stream.hpp"
 #include "rsw/sort/sorter.hpp"
 #include "rsw_test/cuda_device.hpp"
 #include "sort_checks.hpp"
@@ -25,12 +24,7 @@ class FourWaySort : public ::testing::TestWithParam<std::tuple<std::size_t, KeyD
 
 TEST_P(FourWaySort, KeysAndPairsMatchStableSort) {
   const auto [count, distribution] = GetParam();
-  Sorter sorter;
-  for (bool with_values : {false, true}) {
-    const std::uint32_t seed = test::fresh_seed();
-    test::check_sort(sorter, test::make_keys(count, distribution, seed), with_values, kFourWay,
-                     test::Memory::Host, seed);
-  }
+  test::check_keys_and_pairs(Algorithm::FourWay, count, distribution);
 }
 
 // Tiles are 512 to 4096 keys depending on the calibrated tuning: sizes straddle them.
@@ -39,10 +33,7 @@ INSTANTIATE_TEST_SUITE_P(SizesAndDistributions, FourWaySort,
                                                               1023, 1025, 2047, 2049, 4095, 4097,
                                                               65521, 1'000'003),
                                             ::testing::ValuesIn(test::all_distributions())),
-                         [](const auto& test_info) {
-                           return test::to_string(std::get<1>(test_info.param)) + "_" +
-                                  std::to_string(std::get<0>(test_info.param));
-                         });
+                         test::size_and_distribution_name);
 
 class FourWayLargeSort : public FourWaySort {};
 
@@ -63,14 +54,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(FourWayOptions, DeviceMemoryOnAStream) {
   RSW_REQUIRE_CUDA_DEVICE();
-  Sorter sorter;
-  Stream stream;
-  for (bool with_values : {false, true}) {
-    const std::uint32_t seed = test::fresh_seed();
-    test::check_sort(sorter, test::make_keys(300'007, KeyDistribution::GaussianFloats, seed),
-                     with_values, {.algorithm = Algorithm::FourWay, .stream = stream.handle()},
-                     test::Memory::Device, seed);
-  }
+  test::check_on_a_stream(Algorithm::FourWay);
 }
 
 TEST(FourWayOptions, BitRangesAndDescendingOrder) {
@@ -132,14 +116,7 @@ TEST(FourWayReuse, RepeatedSortsReuseTheirTempStorage) {
 
 TEST(FourWayReuse, ManySizesThroughOneSorter) {
   RSW_REQUIRE_CUDA_DEVICE();
-  Sorter sorter;  // more distinct sizes than it keeps graphs for, twice over
-  for (int round = 0; round < 2; ++round) {
-    for (std::size_t count = 10'000; count < 130'000; count += 10'007) {
-      const std::uint32_t seed = test::fresh_seed();
-      test::check_sort(sorter, test::make_keys(count, KeyDistribution::Uniform, seed), true,
-                       kFourWay, test::Memory::Device, seed);
-    }
-  }
+  test::check_many_sizes(Algorithm::FourWay);
 }
 
 TEST(FourWayReuse, PlainLaunchesMatchTheGraph) {

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <tuple>
 
-#include "rsw/engine/stream.hpp"
 #include "rsw/sort/sorter.hpp"
 #include "rsw_test/cuda_device.hpp"
 #include "sort_checks.hpp"
@@ -30,12 +29,7 @@ class OnesweepSort : public ::testing::TestWithParam<std::tuple<std::size_t, Key
 
 TEST_P(OnesweepSort, KeysAndPairsMatchStableSort) {
   const auto [count, distribution] = GetParam();
-  Sorter sorter;
-  for (bool with_values : {false, true}) {
-    const std::uint32_t seed = test::fresh_seed();
-    test::check_sort(sorter, test::make_keys(count, distribution, seed), with_values, kOnesweep,
-                     test::Memory::Host, seed);
-  }
+  test::check_keys_and_pairs(Algorithm::Onesweep, count, distribution);
 }
 
 // 4096 keys is the single-tile limit; tiles of the calibrated tunings are 4096 to 8192 keys.
@@ -44,10 +38,7 @@ INSTANTIATE_TEST_SUITE_P(SizesAndDistributions, OnesweepSort,
                                                               4097, 6143, 6145, 7679, 7681, 8191,
                                                               8193, 65521, 1'000'003),
                                             ::testing::ValuesIn(test::all_distributions())),
-                         [](const auto& test_info) {
-                           return test::to_string(std::get<1>(test_info.param)) + "_" +
-                                  std::to_string(std::get<0>(test_info.param));
-                         });
+                         test::size_and_distribution_name);
 
 class OnesweepLargeSort : public OnesweepSort {};
 
@@ -113,14 +104,7 @@ TEST(OnesweepTiles, TilesWrapTheLookbackTableManyTimes) {
 
 TEST(OnesweepOptions, DeviceMemoryOnAStream) {
   RSW_REQUIRE_CUDA_DEVICE();
-  Sorter sorter;
-  Stream stream;
-  for (bool with_values : {false, true}) {
-    const std::uint32_t seed = test::fresh_seed();
-    test::check_sort(sorter, test::make_keys(300'007, KeyDistribution::GaussianFloats, seed),
-                     with_values, {.algorithm = Algorithm::Onesweep, .stream = stream.handle()},
-                     test::Memory::Device, seed);
-  }
+  test::check_on_a_stream(Algorithm::Onesweep);
 }
 
 TEST(OnesweepOptions, BitRangesAndDescendingOrder) {
@@ -260,14 +244,7 @@ TEST(OnesweepReuse, ScratchDoesNotGrowAndIsNeverCleared) {
 
 TEST(OnesweepReuse, ManySizesThroughOneSorter) {
   RSW_REQUIRE_CUDA_DEVICE();
-  Sorter sorter;  // more distinct sizes than it keeps graphs for, twice over
-  for (int round = 0; round < 2; ++round) {
-    for (std::size_t count = 10'000; count < 130'000; count += 10'007) {
-      const std::uint32_t seed = test::fresh_seed();
-      test::check_sort(sorter, test::make_keys(count, KeyDistribution::Uniform, seed), true,
-                       kOnesweep, test::Memory::Device, seed);
-    }
-  }
+  test::check_many_sizes(Algorithm::Onesweep);
 }
 
 // The same input sorted 100 times gives the same bits; FewUnique keys make the order of

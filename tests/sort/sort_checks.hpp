@@ -6,9 +6,11 @@
 
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/stream.hpp"
 #include "rsw/sort/sorter.hpp"
 #include "rsw_test/sort_inputs.hpp"
 
@@ -100,6 +102,46 @@ inline ::testing::AssertionResult is_stable_sort_of(const std::vector<std::uint3
     }
   }
   return ::testing::AssertionSuccess();
+}
+
+/// `count` fresh keys of `distribution` sorted alone, then with their indices, in host memory.
+inline void check_keys_and_pairs(sort::Algorithm algorithm, std::size_t count,
+                                 KeyDistribution distribution) {
+  sort::Sorter sorter;
+  for (bool with_values : {false, true}) {
+    const std::uint32_t seed = fresh_seed();
+    check_sort(sorter, make_keys(count, distribution, seed), with_values, {.algorithm = algorithm},
+               Memory::Host, seed);
+  }
+}
+
+/// Keys and pairs in device memory, sorted on a stream of their own.
+inline void check_on_a_stream(sort::Algorithm algorithm) {
+  sort::Sorter sorter;
+  Stream stream;
+  for (bool with_values : {false, true}) {
+    const std::uint32_t seed = fresh_seed();
+    check_sort(sorter, make_keys(300'007, KeyDistribution::GaussianFloats, seed), with_values,
+               {.algorithm = algorithm, .stream = stream.handle()}, Memory::Device, seed);
+  }
+}
+
+/// More distinct sizes than a sorter keeps graphs for, twice over, through one sorter.
+inline void check_many_sizes(sort::Algorithm algorithm) {
+  sort::Sorter sorter;
+  for (int round = 0; round < 2; ++round) {
+    for (std::size_t count = 10'000; count < 130'000; count += 10'007) {
+      const std::uint32_t seed = fresh_seed();
+      check_sort(sorter, make_keys(count, KeyDistribution::Uniform, seed), true,
+                 {.algorithm = algorithm}, Memory::Device, seed);
+    }
+  }
+}
+
+/// Test names of (size, distribution) parameters: "Uniform_4097".
+inline std::string size_and_distribution_name(
+    const ::testing::TestParamInfo<std::tuple<std::size_t, KeyDistribution>>& info) {
+  return to_string(std::get<1>(info.param)) + "_" + std::to_string(std::get<0>(info.param));
 }
 
 /// Bit ranges (including empty and one-bit ones) and both orders, on keys with and without

@@ -12,15 +12,13 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "four_way_kernels.cuh"
-#include "gpu_sort_graphs.cuh"
+#include "gpu_sort_host.cuh"
 #include "gpu_sorter.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/cuda_check.hpp"
@@ -61,10 +59,6 @@ const std::array<Tuning, 6> kTunings = {
     make_tuning<256, 16>(), make_tuning<512, 4>(), make_tuning<512, 8>(),
 };
 constexpr std::size_t kDefaultTuning = 2;  // 256 x 8, until calibrated
-
-// Calibration input: large enough to fill the GPU, small enough to take a few milliseconds.
-constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
-constexpr int kCalibrationRuns = 5;
 
 // RSW_FOURWAY_TUNING=256x16 forces a tuning and skips the calibration (for profiling).
 std::optional<std::size_t> forced_tuning() {
@@ -294,47 +288,20 @@ class FourWaySorter final : public GpuSorter {
 
   // The tuning for keys-only or key-value sorts on this device, calibrated on first use.
   std::size_t tuning_for(bool with_values, StreamHandle stream) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, bool>, std::size_t> calibrated;
-    const std::lock_guard lock(mutex);
-    const auto key = std::make_pair(device_, with_values);
-    if (const auto found = calibrated.find(key); found != calibrated.end()) return found->second;
-    const std::size_t best = calibrate(with_values, stream);
-    calibrated.emplace(key, best);
-    return best;
+    static CalibrationTable calibrated;
+    return calibrated.tuning(device_, with_values, [&] { return calibrate(with_values, stream); });
   }
 
-  // Sorts kCalibrationKeys random keys with each tuning and returns the fastest (median of
-  // kCalibrationRuns after a warm-up). Runs once per device and mode; takes ~50 ms.
+  // The fastest tuning on kCalibrationKeys random keys; runs once per device and mode.
   std::size_t calibrate(bool with_values, StreamHandle stream) {
-    DeviceBuffer<std::uint32_t> keys(kCalibrationKeys);
-    DeviceBuffer<std::uint32_t> values(with_values ? kCalibrationKeys : 0);
-    const auto count = static_cast<std::uint32_t>(kCalibrationKeys);
-    std::size_t best = kDefaultTuning;
-    float best_ms = 0;
-    for (std::size_t index = 0; index < kTunings.size(); ++index) {
-      std::array<float, kCalibrationRuns> times{};
-      for (int run = -1; run < kCalibrationRuns; ++run) {
-        fill_calibration_keys<<<256, 256, 0, stream>>>(
-            keys.data(), with_values ? values.data() : nullptr, kCalibrationKeys,
-            static_cast<std::uint32_t>(run + 7));
-        RSW_CUDA_CHECK_LAUNCH("filling the calibration keys");
-        calibrating_tuning_ = index;
-        sort({.keys = keys.data(),
-              .values = with_values ? values.data() : nullptr,
-              .count = count,
-              .stream = stream});
-        calibrating_tuning_.reset();
-        const SortStats stats = read_stats();
-        if (run >= 0) times[static_cast<std::size_t>(run)] = static_cast<float>(stats.milliseconds);
-      }
-      std::ranges::sort(times);
-      const float median = times[kCalibrationRuns / 2];
-      if (index == 0 || median < best_ms) {
-        best = index;
-        best_ms = median;
-      }
-    }
+    const std::size_t best = fastest_tuning(
+        kTunings.size(), with_values, stream,
+        [&](std::size_t tuning, std::uint32_t* keys, std::uint32_t* values) {
+          calibrating_tuning_ = tuning;
+          sort({.keys = keys, .values = values, .count = kCalibrationKeys, .stream = stream});
+          calibrating_tuning_.reset();
+          return read_stats().milliseconds;
+        });
     return best;
   }
 

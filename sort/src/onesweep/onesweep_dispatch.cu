@@ -14,11 +14,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 
-#include "gpu_sort_graphs.cuh"
+#include "gpu_sort_host.cuh"
 #include "gpu_sorter.hpp"
 #include "onesweep_kernels.cuh"
 #include "rsw/engine/backend.hpp"
@@ -76,9 +75,6 @@ const std::array<Tuning, 4> kTunings = {
     make_tuning<384, 20, 2>(),
 };
 constexpr std::size_t kDefaultTuning = 3;  // 384x20/2, until calibrated
-
-constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
-constexpr int kCalibrationRuns = 5;
 
 // RSW_ONESWEEP_TUNING=256x20/3 forces a tuning and skips the calibration (for profiling).
 std::optional<std::size_t> forced_tuning() {
@@ -377,50 +373,24 @@ class OnesweepSorter final : public GpuSorter {
 
   // The tuning for keys-only or key-value sorts on this device, calibrated on first use.
   std::size_t tuning_for(bool with_values, StreamHandle stream) {
-    static std::mutex mutex;
-    static std::map<std::pair<int, bool>, std::size_t> calibrated;
-    const std::lock_guard lock(mutex);
-    const auto key = std::make_pair(device_, with_values);
-    if (const auto found = calibrated.find(key); found != calibrated.end()) return found->second;
-    const std::size_t best = calibrate(with_values, stream);
-    calibrated.emplace(key, best);
+    static CalibrationTable calibrated;
+    return calibrated.tuning(device_, with_values, [&] { return calibrate(with_values, stream); });
+  }
+
+  // The fastest tuning on kCalibrationKeys random keys; runs once per device and mode.
+  std::size_t calibrate(bool with_values, StreamHandle stream) {
+    const std::size_t best = fastest_tuning(
+        kTunings.size(), with_values, stream,
+        [&](std::size_t tuning, std::uint32_t* keys, std::uint32_t* values) {
+          calibrating_tuning_ = tuning;
+          sort({.keys = keys, .values = values, .count = kCalibrationKeys, .stream = stream});
+          calibrating_tuning_.reset();
+          return read_stats().milliseconds;
+        });
     // The calibration's alternate buffers are not this sorter's size: let the sort size them.
     synchronize(stream);
     alternate_keys_ = {};
     alternate_values_ = {};
-    return best;
-  }
-
-  // Sorts kCalibrationKeys random keys with each tuning and returns the fastest (median of
-  // kCalibrationRuns after a warm-up). Runs once per device and mode; takes ~20 ms.
-  std::size_t calibrate(bool with_values, StreamHandle stream) {
-    DeviceBuffer<std::uint32_t> keys(kCalibrationKeys);
-    DeviceBuffer<std::uint32_t> values(with_values ? kCalibrationKeys : 0);
-    std::size_t best = kDefaultTuning;
-    float best_ms = 0;
-    for (std::size_t index = 0; index < kTunings.size(); ++index) {
-      std::array<float, kCalibrationRuns> times{};
-      for (int run = -1; run < kCalibrationRuns; ++run) {
-        fill_calibration_keys<<<256, 256, 0, stream>>>(
-            keys.data(), with_values ? values.data() : nullptr, kCalibrationKeys,
-            static_cast<std::uint32_t>(run + 7));
-        RSW_CUDA_CHECK_LAUNCH("filling the calibration keys");
-        calibrating_tuning_ = index;
-        sort({.keys = keys.data(),
-              .values = with_values ? values.data() : nullptr,
-              .count = kCalibrationKeys,
-              .stream = stream});
-        calibrating_tuning_.reset();
-        const SortStats stats = read_stats();
-        if (run >= 0) times[static_cast<std::size_t>(run)] = static_cast<float>(stats.milliseconds);
-      }
-      std::ranges::sort(times);
-      const float median = times[kCalibrationRuns / 2];
-      if (index == 0 || median < best_ms) {
-        best = index;
-        best_ms = median;
-      }
-    }
     return best;
   }
 

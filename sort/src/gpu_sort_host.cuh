@@ -1,17 +1,22 @@
-// What the GPU sorts share on the host side: building CUDA graphs whose kernels decide
-// themselves which nodes run (conditional nodes), a small cache of instantiated graphs, one per
-// problem shape, and the random keys their one-time calibration sorts.
+// What the GPU sorts share on the host side: building CUDA graphs (with conditional nodes that
+// kernels set), a small cache of instantiated graphs, one per problem shape, and the one-time
+// calibration that picks a sorter's tuning.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "rsw/engine/cuda_check.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/stream.hpp"
 
 namespace rsw::sort::detail {
 
@@ -138,5 +143,60 @@ static __global__ void fill_calibration_keys(std::uint32_t* keys, std::uint32_t*
     if (values != nullptr) values[i] = static_cast<std::uint32_t>(i);
   }
 }
+
+/// Calibration input: large enough to fill the GPU, small enough to take a few milliseconds.
+inline constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
+inline constexpr int kCalibrationRuns = 5;
+
+/// Sorts kCalibrationKeys fresh random keys (and indices as values when `with_values`) with
+/// each of `tunings` tunings through `sort_with(tuning, keys, values)`, which sorts them on
+/// `stream` and returns the sort's milliseconds, and returns the fastest tuning: the lowest
+/// median of kCalibrationRuns after a warm-up.
+template <class SortWith>
+std::size_t fastest_tuning(std::size_t tunings, bool with_values, StreamHandle stream,
+                           SortWith&& sort_with) {
+  DeviceBuffer<std::uint32_t> keys(kCalibrationKeys);
+  DeviceBuffer<std::uint32_t> values(with_values ? kCalibrationKeys : 0);
+  std::size_t best = 0;
+  double best_ms = 0;
+  for (std::size_t tuning = 0; tuning < tunings; ++tuning) {
+    std::array<double, kCalibrationRuns> times{};
+    for (int run = -1; run < kCalibrationRuns; ++run) {
+      fill_calibration_keys<<<256, 256, 0, stream>>>(
+          keys.data(), with_values ? values.data() : nullptr, kCalibrationKeys,
+          static_cast<std::uint32_t>(run + 7));
+      RSW_CUDA_CHECK_LAUNCH("filling the calibration keys");
+      const double milliseconds =
+          sort_with(tuning, keys.data(), with_values ? values.data() : nullptr);
+      if (run >= 0) times[static_cast<std::size_t>(run)] = milliseconds;
+    }
+    std::ranges::sort(times);
+    const double median = times[kCalibrationRuns / 2];
+    if (tuning == 0 || median < best_ms) {
+      best = tuning;
+      best_ms = median;
+    }
+  }
+  return best;
+}
+
+/// The tunings one kind of sorter calibrated in this process, per (device, keys or pairs).
+class CalibrationTable {
+ public:
+  /// The tuning for (device, with_values); `calibrate()` measures it on first use.
+  template <class Calibrate>
+  std::size_t tuning(int device, bool with_values, Calibrate&& calibrate) {
+    const std::lock_guard lock(mutex_);
+    const auto key = std::make_pair(device, with_values);
+    if (const auto found = tunings_.find(key); found != tunings_.end()) return found->second;
+    const std::size_t best = calibrate();
+    tunings_.emplace(key, best);
+    return best;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::pair<int, bool>, std::size_t> tunings_;
+};
 
 }  // namespace rsw::sort::detail
