@@ -4,9 +4,11 @@
 // the last frame, was too small: it grows to the exact count and the tests run again.
 #include <cuda_runtime.h>
 
+#include <thrust/iterator/transform_iterator.h>
 #include <bit>
 #include <cub/device/device_scan.cuh>
 #include <string>
+#include <unordered_map>
 
 #include "../host_boxes.hpp"
 #include "../sweep_backend.hpp"
@@ -69,7 +71,7 @@ class CudaSweep final : public SweepBackend {
     }
     listing_count_ = static_cast<std::uint32_t>(frame.listings);
     list_in_cells(count, plan.grid, cells, request.sort, stream);
-    find_pairs(plan.grid, cells, stream);
+    find_pairs(boxes, cells, stream);
     if (request.sorted_pairs) sort_pairs(count, stream);
 
     profiler_.end_frame();
@@ -185,37 +187,40 @@ class CudaSweep final : public SweepBackend {
       auto timer = profiler_.time("keys", Backend::Cuda, stream);
       kernels::begin_frame<<<1, 1, 0, stream>>>(frame);
       RSW_CUDA_CHECK_LAUNCH("launching begin_frame");
+      packed_.resize_discarding(count);
       if (count > 0) {
         const unsigned int blocks = std::min(blocks_for(count), 4u * multiprocessors_);
-        kernels::summarize_boxes<<<blocks, kThreads, 0, stream>>>(boxes, count, frame);
+        kernels::summarize_boxes<<<blocks, kThreads, 0, stream>>>(boxes, count, frame,
+                                                                  packed_.data());
         RSW_CUDA_CHECK_LAUNCH("launching summarize_boxes");
       }
       kernels::plan<<<1, 1, 0, stream>>>(frame, request.axis, request.mode);
       RSW_CUDA_CHECK_LAUNCH("launching plan");
       keys_.resize_discarding(count);
+      positions_.resize_discarding(count);
+      staged_.resize_discarding(count);
       if (count > 0) {
-        kernels::build_keys<<<blocks_for(count), kThreads, 0, stream>>>(boxes, order_.data(), count,
-                                                                        frame, keys_.data());
-        RSW_CUDA_CHECK_LAUNCH("launching build_keys");
+        kernels::stage_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
+            packed_.data(), order_.data(), count, frame, keys_.data(), positions_.data(),
+            staged_.data());
+        RSW_CUDA_CHECK_LAUNCH("launching stage_boxes");
       }
     }
     {
       auto timer = profiler_.time("sort", Backend::Cuda, stream);
-      sorter_.sort_pairs(keys_.span(), order_.span(),
+      sorter_.sort_pairs(keys_.span(), positions_.span(),
                          {.algorithm = request.sort, .stream = stream});
     }
     {
       auto timer = profiler_.time("sweep", Backend::Cuda, stream);
-      sorted_min_.resize_discarding(count);
-      sorted_bounds_.resize_discarding(count);
-      sorted_rest_.resize_discarding(count);
+      sorted_.resize_discarding(count);
       listing_counts_.resize_discarding(std::size_t{count} + 1);
       listing_offsets_.resize_discarding(std::size_t{count} + 1);
-      rsw::detail::fill_bytes_zero(listing_counts_.data() + count, sizeof(unsigned long long),
-                                   stream);
+      rsw::detail::fill_bytes_zero(listing_counts_.data() + count, sizeof(std::uint32_t), stream);
       if (count > 0) {
         kernels::gather_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
-            boxes, order_.data(), count, frame, sorted_boxes(), listing_counts_.data());
+            staged_.data(), positions_.data(), count, frame, sorted_.data(), order_.data(),
+            listing_counts_.data());
         RSW_CUDA_CHECK_LAUNCH("launching gather_boxes");
       }
       scan(listing_counts_, listing_offsets_, count, &frame->listings, stream);
@@ -230,14 +235,13 @@ class CudaSweep final : public SweepBackend {
     const std::uint32_t listings = listing_count_;
     listing_cells_.resize_discarding(listings);
     listing_boxes_.resize_discarding(listings);
+    listing_records_.resize_discarding(listings);
     listing_min_.resize_discarding(listings);
-    listing_bounds_.resize_discarding(listings);
-    listing_rest_.resize_discarding(listings);
     if (listings == 0) return;
     {
       auto timer = profiler_.time("sweep", Backend::Cuda, stream);
       kernels::fill_listings<<<blocks_for(count), kThreads, 0, stream>>>(
-          sorted_boxes(), count, grid, listing_offsets_.data(), listing_cells_.data(),
+          sorted_.data(), count, grid, listing_offsets_.data(), listing_cells_.data(),
           listing_boxes_.data());
       RSW_CUDA_CHECK_LAUNCH("launching fill_listings");
     }
@@ -249,21 +253,21 @@ class CudaSweep final : public SweepBackend {
     }
     auto timer = profiler_.time("sweep", Backend::Cuda, stream);
     kernels::gather_listings<<<blocks_for(listings), kThreads, 0, stream>>>(
-        sorted_boxes(), listing_boxes_.data(), listings, listing_min_.data(),
-        listing_bounds_.data(), listing_rest_.data());
+        sorted_.data(), listing_cells_.data(), listing_boxes_.data(), listings, grid,
+        listing_records_.data(), listing_min_.data());
     RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
   }
 
   // Sweep extents, their scan, and the candidate tests into the pair buffer; the second
   // wait; and if the buffer overflowed, the tests again into one of the counted size.
-  void find_pairs(const CellGrid& grid, bool cells, StreamHandle stream) {
+  void find_pairs(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
     const std::uint32_t listings = listing_count_;
     kernels::FrameCounters* frame = frame_.data();
     {
       auto timer = profiler_.time("sweep", Backend::Cuda, stream);
       candidate_counts_.resize_discarding(std::size_t{listings} + 1);
       candidate_offsets_.resize_discarding(std::size_t{listings} + 1);
-      rsw::detail::fill_bytes_zero(candidate_counts_.data() + listings, sizeof(unsigned long long),
+      rsw::detail::fill_bytes_zero(candidate_counts_.data() + listings, sizeof(std::uint32_t),
                                    stream);
       if (listings > 0) {
         kernels::sweep_extents<<<blocks_for(listings), kThreads, 0, stream>>>(
@@ -275,30 +279,44 @@ class CudaSweep final : public SweepBackend {
     // Room for as many pairs as the last frame found, and some: in a steady scene the
     // append never overflows.
     pairs_.resize_discarding(std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{listings}));
-    test_candidates(grid, cells, stream);
+    test_candidates(boxes, cells, stream);
     std::uint64_t found = read_frame(stream).pairs;
     if (found > pairs_.size()) {
       pairs_.resize_discarding(found);
       rsw::detail::fill_bytes_zero(&frame->pairs, sizeof(unsigned long long), stream);
-      test_candidates(grid, cells, stream);
+      test_candidates(boxes, cells, stream);
       found = read_frame(stream).pairs;
     }
     pair_count_ = found;
   }
 
-  void test_candidates(const CellGrid& grid, bool cells, StreamHandle stream) {
+  // The candidate tests; `boxes` gives the filter bits.
+  void test_candidates(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
     if (listing_count_ == 0) return;
     auto timer = profiler_.time("filter", Backend::Cuda, stream);
-    const unsigned int blocks = 8u * multiprocessors_;
+    const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
     if (cells) {
-      kernels::test_candidates<true><<<blocks, kThreads, 0, stream>>>(
-          listing_view(), listing_count_, grid, candidate_offsets_.data(), frame_.data(),
-          pairs_.data(), pairs_.size());
-    } else {
-      kernels::test_candidates<false><<<blocks, kThreads, 0, stream>>>(
-          listing_view(), listing_count_, grid, candidate_offsets_.data(), frame_.data(),
-          pairs_.data(), pairs_.size());
+      if (filters) return launch_tests(kernels::test_candidates<true, true>, boxes, stream);
+      return launch_tests(kernels::test_candidates<true, false>, boxes, stream);
     }
+    if (filters) return launch_tests(kernels::test_candidates<false, true>, boxes, stream);
+    launch_tests(kernels::test_candidates<false, false>, boxes, stream);
+  }
+
+  // One of test_candidates' variants on as many blocks as are resident at once.
+  template <class Kernel>
+  void launch_tests(Kernel kernel, const kernels::BoxView& boxes, StreamHandle stream) {
+    unsigned int& blocks = resident_blocks_[reinterpret_cast<const void*>(kernel)];
+    if (blocks == 0) {
+      int per_multiprocessor = 1;
+      RSW_CUDA_CHECK(
+          cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kThreads, 0),
+          "sizing the candidate tests");
+      blocks = static_cast<unsigned int>(std::max(per_multiprocessor, 1)) * multiprocessors_;
+    }
+    kernel<<<blocks, kThreads, 0, stream>>>(listing_view(), listing_count_, boxes,
+                                            candidate_offsets_.data(), frame_.data(), pairs_.data(),
+                                            pairs_.size());
     RSW_CUDA_CHECK_LAUNCH("launching test_candidates");
   }
 
@@ -332,16 +350,18 @@ class CudaSweep final : public SweepBackend {
     std::swap(pairs_, sorted_pairs_);
   }
 
-  // Exclusive scan of counts[0, items] (the last entry 0) into offsets; the total lands in
-  // offsets[items] and is copied to `total` on the device.
-  void scan(DeviceBuffer<unsigned long long>& counts, DeviceBuffer<unsigned long long>& offsets,
-            std::uint32_t items, unsigned long long* total, StreamHandle stream) {
+  // Exclusive scan of counts[0, items] (the last entry 0) into offsets, summed in 64 bits;
+  // the total lands in offsets[items] and is copied to `total` on the device.
+  void scan(const DeviceBuffer<std::uint32_t>& count_buffer,
+            DeviceBuffer<unsigned long long>& offsets, std::uint32_t items,
+            unsigned long long* total, StreamHandle stream) {
+    const auto counts = thrust::make_transform_iterator(count_buffer.data(), kernels::Widen{});
     std::size_t scan_bytes = 0;
-    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts.data(), offsets.data(),
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, counts, offsets.data(),
                                                  std::size_t{items} + 1, stream),
                    "sizing a count scan");
     scan_temp_.resize_discarding(std::max(scan_temp_.size(), scan_bytes));
-    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), scan_bytes, counts.data(),
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.data(), scan_bytes, counts,
                                                  offsets.data(), std::size_t{items} + 1, stream),
                    "scanning counts");
     rsw::detail::copy_device_to_device(total, offsets.data() + items, sizeof(unsigned long long),
@@ -370,17 +390,14 @@ class CudaSweep final : public SweepBackend {
     return describe_invalid_box(box, low, high);
   }
 
-  kernels::SweepBoxes sorted_boxes() {
-    return {sorted_min_.data(), sorted_bounds_.data(), sorted_rest_.data()};
-  }
   kernels::Listings listing_view() const {
-    return {listing_cells_.data(), listing_min_.data(), listing_bounds_.data(),
-            listing_rest_.data()};
+    return {listing_cells_.data(), listing_records_.data(), listing_min_.data()};
   }
 
   Stream own_stream_;
   StreamHandle stream_handle_ = nullptr;
   unsigned int multiprocessors_ = 1;
+  std::unordered_map<const void*, unsigned int> resident_blocks_;  // by test_candidates variant
   StageProfiler profiler_{{.history_frames = 1}};
   sort::Sorter sorter_;
   sort::Sorter cell_sorter_;
@@ -391,22 +408,22 @@ class CudaSweep final : public SweepBackend {
   DeviceBuffer<std::uint32_t> categories_;
   DeviceBuffer<std::uint32_t> masks_;
   // Sorting.
-  DeviceBuffer<std::uint32_t> order_;  // the coherence state: last frame's sorted order
+  DeviceBuffer<kernels::PackedBox> packed_;  // the user's boxes, in last frame's order
+  DeviceBuffer<std::uint32_t> order_;        // the coherence state: last frame's sorted order
   DeviceBuffer<std::uint32_t> keys_;
-  DeviceBuffer<float> sorted_min_;
-  DeviceBuffer<float4> sorted_bounds_;
-  DeviceBuffer<uint4> sorted_rest_;
+  DeviceBuffer<std::uint32_t> positions_;      // the sort's values: positions in last order
+  DeviceBuffer<kernels::SweepRecord> staged_;  // the boxes in last frame's order
+  DeviceBuffer<kernels::SweepRecord> sorted_;
   // Listings.
-  DeviceBuffer<unsigned long long> listing_counts_;
+  DeviceBuffer<std::uint32_t> listing_counts_;
   DeviceBuffer<unsigned long long> listing_offsets_;
   DeviceBuffer<std::uint32_t> listing_cells_;
   DeviceBuffer<std::uint32_t> listing_boxes_;
+  DeviceBuffer<kernels::SweepRecord> listing_records_;
   DeviceBuffer<float> listing_min_;
-  DeviceBuffer<float4> listing_bounds_;
-  DeviceBuffer<uint4> listing_rest_;
   std::uint32_t listing_count_ = 0;
   // Candidates and pairs.
-  DeviceBuffer<unsigned long long> candidate_counts_;
+  DeviceBuffer<std::uint32_t> candidate_counts_;
   DeviceBuffer<unsigned long long> candidate_offsets_;
   DeviceBuffer<std::uint8_t> scan_temp_;
   DeviceBuffer<Pair> pairs_;

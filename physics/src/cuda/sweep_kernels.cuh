@@ -1,26 +1,34 @@
 // Device code of the GPU broad phase (launched by sweep_dispatch.cu). One frame:
 //
-//   summarize_boxes -> plan -> build_keys -> [rsw::sort] -> gather_boxes -> scan
+//   summarize_boxes -> plan -> stage_boxes -> [rsw::sort] -> gather_boxes -> scan
 //   -> fill_listings -> [rsw::sort by cell] -> gather_listings -> sweep_extents -> scan
 //   -> test_candidates
 //
 // The sort and sweep follow Ha et al. 2009, Sec. 6.1: keys are the boxes' minima on the sweep
-// axis in last frame's order, sorted with the box indices; each box sweeps forward while the
-// next minimum is <= its maximum. Two changes make it scale. The sweep runs inside the cells
-// of a coarse grid over the other two axes (each box listed in every cell it covers; a pair
-// reported only in the cell holding the larger of the two minimum corners), so the work stays
-// near n + pairs. And the sweep is split in two: sweep_extents finds each listing's run of
-// candidates by a galloping search (the listings of a cell are sorted by minimum), a scan of
-// the run lengths numbers every candidate, and test_candidates gives each thread the same
-// number of candidates however long a box's run is: a warp tests consecutive partners,
-// reading them coalesced, and a giant box's run is spread over many blocks rather than one
-// thread.
+// axis in last frame's order, sorted with their positions in that order; each box sweeps
+// forward while the next minimum is <= its maximum. Two changes make it scale. The sweep runs
+// inside the cells of a coarse grid over the other two axes (each box listed in every cell it
+// covers; a pair reported only in the cell holding the larger of the two minimum corners), so
+// the work stays near n + pairs. And the sweep is split in two: sweep_extents finds each
+// listing's run of candidates by a galloping search (the listings of a cell are sorted by
+// minimum), a scan of the run lengths numbers every candidate, and test_candidates gives each
+// thread the same number of candidates however long a box's run is: a warp tests consecutive
+// partners, reading them coalesced, and a giant box's run is spread over many blocks rather
+// than one thread.
+//
+// Memory traffic is what a frame costs once the boxes outgrow the L2 cache, so every random
+// read fetches one 32-byte sector: the user's boxes are packed into 32-byte records by the
+// one pass that reads them in order (summarize_boxes), and the sweep's boxes and listings are
+// 32-byte SweepRecords. Temporal coherence pays twice: a scene at rest gives sorted keys (the
+// sort is then one read), and under motion the sort's permutation of last frame's order moves
+// most boxes only a little, so gather_boxes reads the staged records almost in order.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <cub/block/block_scan.cuh>
+#include <cuda/functional>
 
 #include "../frame_plan.hpp"
 #include "rsw/physics/aabb.hpp"
@@ -32,6 +40,10 @@ constexpr int kThreads = 256;
 /// Candidates each thread of test_candidates tests per round: a block takes 2048 at a time,
 /// enough that the block's one atomic append is rare next to the tests.
 constexpr int kCandidatesPerThread = 8;
+/// Blocks of test_candidates resident on a multiprocessor: the register limit this sets (40)
+/// costs nothing, and the extra warps hide the latency of the partner reads (measured on an
+/// H100 against 5 blocks at 48 registers, and against 16 candidates a thread).
+constexpr int kTestBlocksPerMultiprocessor = 6;
 
 /// The user's boxes wherever they came from: six float arrays with a stride (1 for
 /// structure-of-arrays, 6 for Aabb records copied as they are), and filter bits.
@@ -67,23 +79,63 @@ struct FrameCounters {
   unsigned long long pairs;       ///< pairs found; more than the buffer holds means: again
 };
 
-/// Boxes in sorted order (index j), as the sweep reads them: the minimum on the sweep axis s
-/// alone (the searches read only it), the bounds on the other two axes {min_u, max_u, min_v,
-/// max_v} (all a candidate test reads unless the boxes overlap), and {max_s bits, id,
-/// category, mask}. A category of 0 marks a box that pairs with nothing (invalid, or the
-/// user's category 0): it is listed in no cell.
-struct SweepBoxes {
-  float* min;
-  float4* bounds;
-  uint4* rest;
+/// A user's box packed by summarize_boxes, in the user's order: 32 bytes, read as two float4
+/// {min x, min y, min z, max x} {max y, max z, category bits, unused}. The category is 0 for a
+/// box that pairs with nothing: an invalid one, or one the user put in category 0.
+struct alignas(16) PackedBox {
+  float low[3];
+  float high[3];
+  std::uint32_t category;
+  std::uint32_t unused;
 };
 
-/// The same records per listing (index e), in cell order, with the cell of each.
+/// A box as the sweep reads it, in sorted order (index j) or listing order (index e): 32
+/// bytes, one memory sector, read and written as two 16-byte words: the bounds across the
+/// sweep (u and v, the grid's axes), which are all most candidate tests read, then those
+/// along it (s, the sweep axis), the box and a tag. `tag` is, for a sorted box, nonzero when
+/// the box pairs with anything; for a listing, bit 0 is set when the listing's cell is the
+/// first the box covers on u, bit 1 when it is the first on v.
+struct alignas(16) SweepRecord {
+  float min_u, max_u;
+  float min_v, max_v;
+  float min_s, max_s;
+  std::uint32_t box;  ///< the user's index
+  std::uint32_t tag;
+};
+static_assert(sizeof(PackedBox) == 32 && sizeof(SweepRecord) == 32, "one sector a record");
+
+__device__ inline SweepRecord load_record(const SweepRecord* records, std::size_t i) {
+  const auto* words = reinterpret_cast<const float4*>(records + i);
+  const float4 across = words[0];
+  const float4 along = words[1];
+  return {across.x,
+          across.y,
+          across.z,
+          across.w,
+          along.x,
+          along.y,
+          __float_as_uint(along.z),
+          __float_as_uint(along.w)};
+}
+
+/// The first word of a record alone: {min_u, max_u, min_v, max_v}.
+__device__ inline float4 load_across(const SweepRecord* records, std::size_t i) {
+  return reinterpret_cast<const float4*>(records + i)[0];
+}
+
+__device__ inline void store_record(SweepRecord* records, std::size_t i, const SweepRecord& r) {
+  auto* words = reinterpret_cast<float4*>(records + i);
+  words[0] = make_float4(r.min_u, r.max_u, r.min_v, r.max_v);
+  words[1] = make_float4(r.min_s, r.max_s, __uint_as_float(r.box), __uint_as_float(r.tag));
+}
+
+/// The listings (index e), in cell order with minimum order inside each cell: the cell of
+/// each (the cell sort's keys), their records, and their minima on the sweep axis once more,
+/// densely, for the searches.
 struct Listings {
   const std::uint32_t* cells;
+  const SweepRecord* records;
   const float* min;
-  const float4* bounds;
-  const uint4* rest;
 };
 
 /// One thread, before anything else of the frame: the identity of the summary, no pairs.
@@ -95,11 +147,11 @@ __global__ void begin_frame(FrameCounters* frame) {
   frame->pairs = 0;
 }
 
-/// Whole grid, persistent blocks: each thread summarises a strided share of the boxes,
-/// a block merges its threads' summaries in shared memory, and its first thread merges the
-/// block's into the frame with atomics (one set per block).
+/// Whole grid, persistent blocks: each thread summarises a strided share of the boxes and
+/// packs each into `packed`, a block merges its threads' summaries in shared memory, and its
+/// first thread merges the block's into the frame with atomics (one set per block).
 __global__ void __launch_bounds__(kThreads)
-    summarize_boxes(BoxView boxes, std::uint32_t count, FrameCounters* frame) {
+    summarize_boxes(BoxView boxes, std::uint32_t count, FrameCounters* frame, PackedBox* packed) {
   __shared__ BoxSummary block_summary[kThreads];
   BoxSummary summary = BoxSummary::empty();
   for (std::uint32_t box = blockIdx.x * blockDim.x + threadIdx.x; box < count;
@@ -107,12 +159,16 @@ __global__ void __launch_bounds__(kThreads)
     float low[3];
     float high[3];
     boxes.load(box, low, high);
-    if (box_is_valid(low, high)) {
+    const bool valid = box_is_valid(low, high);
+    if (valid) {
       summary.add(low, high);
     } else {
       ++summary.invalid;
       summary.first_invalid = box < summary.first_invalid ? box : summary.first_invalid;
     }
+    auto* words = reinterpret_cast<float4*>(packed + box);
+    words[0] = make_float4(low[0], low[1], low[2], high[0]);
+    words[1] = make_float4(high[1], high[2], __uint_as_float(valid ? boxes.category(box) : 0u), 0);
   }
   block_summary[threadIdx.x] = summary;
   __syncthreads();
@@ -140,13 +196,29 @@ __global__ void plan(FrameCounters* frame, SweepAxis axis, SweepMode mode) {
   frame->plan = plan_frame(frame->summary, axis, mode);
 }
 
-/// Thread j: the sort key of the box at position j of last frame's order.
-__global__ void build_keys(BoxView boxes, const std::uint32_t* order, std::uint32_t count,
-                           const FrameCounters* frame, std::uint32_t* keys) {
+/// Thread j: the box at position j of last frame's order, staged as a sweep record at j,
+/// with its sort key (its minimum on the sweep axis) and its position as the sort's value.
+/// The one random read of the frame: a packed box, one sector.
+__global__ void stage_boxes(const PackedBox* packed, const std::uint32_t* order,
+                            std::uint32_t count, const FrameCounters* frame, std::uint32_t* keys,
+                            std::uint32_t* positions, SweepRecord* staged) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= count) return;
-  const int axis = frame->plan.axis;
-  keys[j] = sort::ordered_key(boxes.min[axis][std::size_t{order[j]} * boxes.stride]);
+  const FramePlan& plan = frame->plan;
+  const std::uint32_t box = order[j];
+  const auto* words = reinterpret_cast<const float4*>(packed + box);
+  const float4 first = words[0];
+  const float4 second = words[1];
+  const float low[3] = {first.x, first.y, first.z};
+  const float high[3] = {first.w, second.x, second.y};
+  const int s = plan.axis;
+  const int u = plan.grid.axis_u;
+  const int v = plan.grid.axis_v;
+  keys[j] = sort::ordered_key(low[s]);
+  positions[j] = j;
+  store_record(staged, j,
+               {low[u], high[u], low[v], high[v], low[s], high[s], box,
+                __float_as_uint(second.z) != 0 ? 1u : 0u});
 }
 
 /// The rectangle of cells a box covers.
@@ -155,42 +227,32 @@ struct CellRange {
   __device__ std::uint32_t size() const { return (u1 - u0 + 1) * (v1 - v0 + 1); }
 };
 
-__device__ inline CellRange cells_of(const CellGrid& grid, float min_u, float max_u, float min_v,
-                                     float max_v) {
-  return {grid.cell_u(min_u), grid.cell_u(max_u), grid.cell_v(min_v), grid.cell_v(max_v)};
+__device__ inline CellRange cells_of(const CellGrid& grid, const SweepRecord& box) {
+  return {grid.cell_u(box.min_u), grid.cell_u(box.max_u), grid.cell_v(box.min_v),
+          grid.cell_v(box.max_v)};
 }
 
-/// Thread j: gathers sorted box j into the sweep's records and counts its cells (0 for a
-/// box that pairs with nothing).
-__global__ void gather_boxes(BoxView boxes, const std::uint32_t* order, std::uint32_t count,
-                             const FrameCounters* frame, SweepBoxes sorted,
-                             unsigned long long* listing_counts) {
-  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= count) return;
-  const FramePlan& plan = frame->plan;
-  const std::uint32_t box = order[j];
-  float low[3];
-  float high[3];
-  boxes.load(box, low, high);
-  const std::uint32_t category = box_is_valid(low, high) ? boxes.category(box) : 0u;
-  const int s = plan.axis;
-  const int u = plan.grid.axis_u;
-  const int v = plan.grid.axis_v;
-  sorted.min[j] = low[s];
-  sorted.bounds[j] = make_float4(low[u], high[u], low[v], high[v]);
-  sorted.rest[j] = make_uint4(__float_as_uint(high[s]), box, category, boxes.mask(box));
-  listing_counts[j] =
-      category == 0 ? 0 : cells_of(plan.grid, low[u], high[u], low[v], high[v]).size();
+/// Thread i: sorted box i is the staged record at the sort's position for it; it becomes this
+/// frame's order, and its cells are counted (0 for a box that pairs with nothing). Under small
+/// motion the positions are nearly i, so the reads are nearly in order.
+__global__ void gather_boxes(const SweepRecord* staged, const std::uint32_t* positions,
+                             std::uint32_t count, const FrameCounters* frame, SweepRecord* sorted,
+                             std::uint32_t* order, std::uint32_t* listing_counts) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const SweepRecord box = load_record(staged, positions[i]);
+  store_record(sorted, i, box);
+  order[i] = box.box;
+  listing_counts[i] = box.tag == 0 ? 0 : cells_of(frame->plan.grid, box).size();
 }
 
 /// Thread j: writes the (cell, j) listings of sorted box j, in cell order, from its offset.
-__global__ void fill_listings(const SweepBoxes sorted, std::uint32_t count, CellGrid grid,
+__global__ void fill_listings(const SweepRecord* sorted, std::uint32_t count, CellGrid grid,
                               const unsigned long long* listing_offsets, std::uint32_t* cells,
                               std::uint32_t* boxes) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= count || listing_offsets[j] == listing_offsets[j + 1]) return;
-  const float4 bounds = sorted.bounds[j];
-  const CellRange range = cells_of(grid, bounds.x, bounds.y, bounds.z, bounds.w);
+  const CellRange range = cells_of(grid, load_record(sorted, j));
   auto next = static_cast<std::uint32_t>(listing_offsets[j]);
   for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
     for (std::uint32_t cv = range.v0; cv <= range.v1; ++cv) {
@@ -201,26 +263,33 @@ __global__ void fill_listings(const SweepBoxes sorted, std::uint32_t count, Cell
   }
 }
 
-/// Thread e: copies the records of the sorted box listing e names into listing order.
-__global__ void gather_listings(const SweepBoxes sorted, const std::uint32_t* listing_boxes,
-                                std::uint32_t listings, float* min, float4* bounds, uint4* rest) {
+/// Thread e: copies the record of the sorted box listing e names into listing order, tagged
+/// with whether the listing's cell is the box's first on u and on v.
+__global__ void gather_listings(const SweepRecord* sorted, const std::uint32_t* listing_cells,
+                                const std::uint32_t* listing_boxes, std::uint32_t listings,
+                                CellGrid grid, SweepRecord* records, float* min) {
   const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= listings) return;
-  const std::uint32_t j = listing_boxes[e];
-  min[e] = sorted.min[j];
-  bounds[e] = sorted.bounds[j];
-  rest[e] = sorted.rest[j];
+  SweepRecord box = load_record(sorted, listing_boxes[e]);
+  const std::uint32_t cell = listing_cells[e];
+  const std::uint32_t cell_u = cell / grid.cells_v;
+  const std::uint32_t cell_v = cell - cell_u * grid.cells_v;
+  box.tag =
+      (grid.cell_u(box.min_u) == cell_u ? 1u : 0u) | (grid.cell_v(box.min_v) == cell_v ? 2u : 0u);
+  store_record(records, e, box);
+  min[e] = box.min_s;
 }
 
 /// Thread e: the number of listings after e in its cell whose minimum is <= e's maximum (its
 /// candidates). They are a run, since a cell's listings are sorted by minimum: a galloping
-/// search finds its end in O(log run) reads however long the run is.
+/// search finds its end in O(log run) reads however long the run is. It probes the dense
+/// minima, so nearby probes share a sector.
 __global__ void sweep_extents(Listings listings, std::uint32_t count,
-                              unsigned long long* candidate_counts) {
+                              std::uint32_t* candidate_counts) {
   const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= count) return;
   const std::uint32_t cell = listings.cells[e];
-  const float reach = __uint_as_float(listings.rest[e].x);
+  const float reach = listings.records[e].max_s;
   const auto in_run = [&](std::uint64_t f) {
     return listings.cells[f] == cell && listings.min[f] <= reach;
   };
@@ -241,115 +310,130 @@ __global__ void sweep_extents(Listings listings, std::uint32_t count,
       outside = middle;
     }
   }
-  candidate_counts[e] = inside - e;
+  candidate_counts[e] = static_cast<std::uint32_t>(inside - e);
 }
 
-/// The listing whose candidates include number t: the last e in [low, high] with
-/// offsets[e] <= t (offsets[low] <= t is known). `offsets` may be a shared-memory window.
-template <class Offsets>
-__device__ inline std::uint32_t listing_of(const Offsets& offsets, std::uint32_t low,
-                                           std::uint32_t high, unsigned long long t) {
+/// Widens 32-bit counts for a scan whose sums need 64 bits.
+struct Widen {
+  __device__ unsigned long long operator()(std::uint32_t count) const { return count; }
+};
+
+/// The listing whose candidates include number t: the last e in [0, count) with
+/// offsets[e] <= t, found by a whole warp. Each step probes 32 evenly spaced listings at once
+/// and keeps the gap where t falls, so a search takes log32(count) dependent reads (5 for 32M
+/// listings) rather than log2(count). Every lane returns the answer.
+__device__ inline std::uint32_t warp_listing_of(const unsigned long long* offsets,
+                                                std::uint32_t count, unsigned long long t) {
+  const unsigned int lane = threadIdx.x % 32;
+  std::uint32_t low = 0;  // offsets[low] <= t: offsets[0] is 0
+  std::uint32_t high = count - 1;
   while (low < high) {
-    const std::uint32_t middle = low + (high - low + 1) / 2;
-    if (offsets[middle] <= t) {
-      low = middle;
-    } else {
-      high = middle - 1;
-    }
+    const std::uint64_t step = (std::uint64_t{high - low} + 31) / 32;
+    const std::uint64_t probe = low + (lane + 1) * step;
+    const bool below = probe <= high && offsets[probe] <= t;
+    const unsigned int taken = __popc(__ballot_sync(0xFFFFFFFFu, below));  // a prefix of lanes
+    const std::uint64_t next_low = low + taken * step;
+    const std::uint64_t next_high = next_low + step - 1;
+    low = static_cast<std::uint32_t>(next_low);
+    high = next_high < high ? static_cast<std::uint32_t>(next_high) : high;
   }
   return low;
 }
 
-/// Candidate offsets of listings [first, first + size) in shared memory, indexed by listing.
-struct OffsetWindow {
-  const unsigned long long* shared;
-  std::uint32_t first;
-  __device__ unsigned long long operator[](std::uint32_t e) const { return shared[e - first]; }
-};
+/// Whether listing e and a listing f with the bounds across {min_u, max_u, min_v, max_v}
+/// overlap on u and v (they are in the same cell and overlap on the sweep axis).
+__device__ inline bool overlap_across(const SweepRecord& e, const float4& f) {
+  return f.x <= e.max_u && e.min_u <= f.y && f.z <= e.max_v && e.min_v <= f.w;
+}
 
-/// Whether listings e and f (same cell, overlapping on the sweep axis) overlap on u and v,
-/// are reported in this cell, and pass each other's filter bits.
-template <bool kCells>
-__device__ bool is_pair(const Listings& listings, const CellGrid& grid, std::uint32_t e,
-                        std::uint32_t f, const float4& box_e, const uint4& rest_e) {
-  const float4 box_f = listings.bounds[f];
-  if (box_f.x > box_e.y || box_e.x > box_f.y || box_f.z > box_e.w || box_e.z > box_f.w) {
-    return false;
-  }
+/// Whether listings e and f, which overlap, are reported in this cell and pass each other's
+/// filter bits. The cell holding the larger of the two minimum corners is the reporting one:
+/// since cell_u is monotone, that is cell max(u0_e, u0_f) on u, and as both boxes cover this
+/// cell it is the one where e or f starts on u; likewise on v.
+template <bool kCells, bool kFilters>
+__device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const BoxView& filters) {
   if constexpr (kCells) {
-    const std::uint32_t home =
-        grid.cell_id(grid.cell_u(fmaxf(box_e.x, box_f.x)), grid.cell_v(fmaxf(box_e.z, box_f.z)));
-    if (home != listings.cells[e]) return false;  // another cell reports it
+    if (((e.tag | f.tag) & 3u) != 3u) return false;  // another cell reports it
   }
-  const uint4 rest_f = listings.rest[f];
-  return (rest_e.z & rest_f.w) != 0 && (rest_f.z & rest_e.w) != 0;
+  if constexpr (kFilters) {
+    return (filters.category(e.box) & filters.mask(f.box)) != 0 &&
+           (filters.category(f.box) & filters.mask(e.box)) != 0;
+  }
+  return true;
 }
 
 /// Persistent blocks; a block takes candidates [base, base + 2048) at a time, thread i the
 /// candidates base + i, base + i + 256, ... (a warp reads consecutive partners: coalesced).
-/// The block finds its first and last listings by binary search over the candidate offsets
-/// and, when they are few, copies their offsets into shared memory; a thread searches again
-/// only when it passes the end of its listing (in a long sweep it never does). The block's
-/// pairs are numbered by a block scan and appended with one atomic; pairs past `capacity` are
-/// counted but not written (the host grows the buffer to the count and runs this again).
-template <bool kCells>
-__global__ void __launch_bounds__(kThreads)
-    test_candidates(Listings listings, std::uint32_t count, CellGrid grid,
+/// Each candidate's listing comes from shared memory: the block marks where each of its
+/// listings' runs starts and a running maximum (a block scan) fills in the rest, so no thread
+/// searches. The block's pairs are numbered by a block scan and appended with one atomic;
+/// pairs past `capacity` are counted but not written (the host grows the buffer to the count
+/// and runs this again).
+template <bool kCells, bool kFilters>
+__global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
+    test_candidates(Listings listings, std::uint32_t count, BoxView filters,
                     const unsigned long long* candidate_offsets, FrameCounters* frame, Pair* pairs,
                     unsigned long long capacity) {
   using BlockScan = cub::BlockScan<std::uint32_t, kThreads>;
-  constexpr unsigned long long kChunk = kThreads * kCandidatesPerThread;
-  constexpr std::uint32_t kWindow = 2 * kThreads;  // offsets held in shared memory
+  constexpr int kItems = kCandidatesPerThread;
+  constexpr std::uint32_t kChunk = kThreads * kItems;
   __shared__ typename BlockScan::TempStorage scan_storage;
-  __shared__ unsigned long long window[kWindow];
+  __shared__ std::uint32_t listing_at[kChunk];  // candidate base + c: listing first + [c]
   __shared__ std::uint32_t chunk_listings[2];
   __shared__ unsigned long long chunk_out;
   const unsigned long long total = frame->candidates;
   for (unsigned long long base = blockIdx.x * kChunk; base < total; base += gridDim.x * kChunk) {
     const unsigned long long end = base + kChunk < total ? base + kChunk : total;
-    if (threadIdx.x == 0) chunk_listings[0] = listing_of(candidate_offsets, 0, count - 1, base);
-    if (threadIdx.x == 32) chunk_listings[1] = listing_of(candidate_offsets, 0, count - 1, end - 1);
+    if (threadIdx.x < 64) {  // warp 0 finds the first listing, warp 1 the last
+      const std::uint32_t found =
+          warp_listing_of(candidate_offsets, count, threadIdx.x < 32 ? base : end - 1);
+      if (threadIdx.x % 32 == 0) chunk_listings[threadIdx.x / 32] = found;
+    }
+#pragma unroll
+    for (int k = 0; k < kItems; ++k)
+      listing_at[k * kThreads + threadIdx.x] = 0;
     __syncthreads();
     const std::uint32_t first = chunk_listings[0];
     const std::uint32_t last = chunk_listings[1];
-    const bool windowed = last - first + 2 <= kWindow;  // offsets[first .. last + 1]
-    if (windowed) {
-      for (std::uint32_t k = threadIdx.x; k < last - first + 2; k += kThreads)
-        window[k] = candidate_offsets[first + k];
-    }
-    __syncthreads();
-    const OffsetWindow shared_offsets{window, first};
-    const auto offset = [&](std::uint32_t e) {
-      return windowed ? shared_offsets[e] : candidate_offsets[e];
-    };
-    const auto find = [&](std::uint32_t low, unsigned long long t) {
-      return windowed ? listing_of(shared_offsets, low, last, t)
-                      : listing_of(candidate_offsets, low, last, t);
-    };
-
-    Pair found[kCandidatesPerThread];
-    std::uint32_t found_count = 0;
-    std::uint32_t e = first;
-    unsigned long long e_begin = 0;
-    unsigned long long e_end = 0;  // forces a search for the first candidate
-    float4 box_e;
-    uint4 rest_e;
-#pragma unroll
-    for (int k = 0; k < kCandidatesPerThread; ++k) {
-      const unsigned long long t = base + k * kThreads + threadIdx.x;
-      if (t >= end) break;
-      if (t >= e_end) {  // on to a later listing (skipping those without candidates)
-        e = find(e, t);
-        e_begin = offset(e);
-        e_end = offset(e + 1);
-        box_e = listings.bounds[e];
-        rest_e = listings.rest[e];
+    if (first != last) {
+      // Listings after the first start inside the chunk (those with no candidates mark
+      // nothing); the marks, then a running maximum in blocked order.
+      for (std::uint32_t e = first + 1 + threadIdx.x; e <= last; e += kThreads) {
+        const unsigned long long begin = candidate_offsets[e];
+        if (begin < candidate_offsets[e + 1]) listing_at[begin - base] = e - first;
       }
-      const auto f = static_cast<std::uint32_t>(e + 1 + (t - e_begin));
-      if (is_pair<kCells>(listings, grid, e, f, box_e, rest_e)) {
-        const std::uint32_t a = rest_e.y;
-        const std::uint32_t b = listings.rest[f].y;
-        found[found_count++] = a < b ? Pair{a, b} : Pair{b, a};
+      __syncthreads();
+      std::uint32_t marks[kItems];
+#pragma unroll
+      for (int k = 0; k < kItems; ++k)
+        marks[k] = listing_at[threadIdx.x * kItems + k];
+      BlockScan(scan_storage).InclusiveScan(marks, marks, cuda::maximum<>{});
+#pragma unroll
+      for (int k = 0; k < kItems; ++k)
+        listing_at[threadIdx.x * kItems + k] = marks[k];
+      __syncthreads();
+    }
+
+    Pair found[kItems];
+    bool hit[kItems];
+    std::uint32_t found_count = 0;
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const unsigned long long t = base + k * kThreads + threadIdx.x;
+      hit[k] = false;
+      if (t < end) {
+        const std::uint32_t e = first + listing_at[k * kThreads + threadIdx.x];
+        const SweepRecord record_e = load_record(listings.records, e);
+        const auto f = static_cast<std::uint32_t>(e + 1 + (t - candidate_offsets[e]));
+        if (overlap_across(record_e, load_across(listings.records, f))) {
+          const SweepRecord record_f = load_record(listings.records, f);
+          if (is_reported<kCells, kFilters>(record_e, record_f, filters)) {
+            hit[k] = true;
+            found[k] = record_e.box < record_f.box ? Pair{record_e.box, record_f.box}
+                                                   : Pair{record_f.box, record_e.box};
+            ++found_count;
+          }
+        }
       }
     }
     std::uint32_t first_out = 0;
@@ -357,11 +441,14 @@ __global__ void __launch_bounds__(kThreads)
     BlockScan(scan_storage).ExclusiveSum(found_count, first_out, chunk_found);
     if (threadIdx.x == 0) chunk_out = chunk_found > 0 ? atomicAdd(&frame->pairs, chunk_found) : 0;
     __syncthreads();
-    const unsigned long long out = chunk_out + first_out;
-    for (std::uint32_t k = 0; k < found_count; ++k) {
-      if (out + k < capacity) pairs[out + k] = found[k];
+    unsigned long long out = chunk_out + first_out;
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      if (!hit[k]) continue;
+      if (out < capacity) pairs[out] = found[k];
+      ++out;
     }
-    __syncthreads();  // the window, chunk_listings, chunk_out and scan_storage are reused
+    __syncthreads();  // listing_at, chunk_listings, chunk_out and scan_storage are reused
   }
 }
 
