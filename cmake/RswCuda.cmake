@@ -1,6 +1,8 @@
 # CUDA is optional. With a CUDA compiler the GPU code builds for CMAKE_CUDA_ARCHITECTURES
 # (90 when unset: the H100/H200 we measure on); without one the whole project builds CPU-only.
-# Sets RSW_HAVE_CUDA and, when ON, provides CUDA::cudart_static through FindCUDAToolkit.
+# Sets RSW_HAVE_CUDA and, when ON, RSW_CUDART: the CUDA runtime every target links, through
+# FindCUDAToolkit. Static by default (a binary then runs CPU-only where no driver is
+# installed); the shared runtime in a shared build, so that the libraries share one.
 include(CheckLanguage)
 
 set(RSW_HAVE_CUDA OFF)
@@ -42,5 +44,10 @@ set(CMAKE_CUDA_STANDARD 20)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 set(CMAKE_CUDA_EXTENSIONS OFF)
 set(RSW_HAVE_CUDA ON)
+if(BUILD_SHARED_LIBS)
+  set(RSW_CUDART CUDA::cudart)
+else()
+  set(RSW_CUDART CUDA::cudart_static)
+endif()
 set(RSW_NO_CUDA_REASON "")
 set(RSW_CUDA_ARCHITECTURES_SUMMARY "${CMAKE_CUDA_ARCHITECTURES}")

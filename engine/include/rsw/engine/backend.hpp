@@ -6,16 +6,18 @@
 #include <string_view>
 #include <vector>
 
+#include "rsw/engine/api.hpp"
+
 namespace rsw {
 
 /// Where a stage runs. Auto picks Cuda when a usable device is present, else Cpu.
 enum class Backend { Auto, Cpu, Cuda };
 
 /// "auto", "cpu" or "cuda".
-std::string_view to_string(Backend backend) noexcept;
+RSW_API std::string_view to_string(Backend backend) noexcept;
 
 /// Parses "auto", "cpu", "gpu" or "cuda" (any case); throws rsw::Error(InvalidArgument) otherwise.
-Backend parse_backend(std::string_view name);
+RSW_API Backend parse_backend(std::string_view name);
 
 /// One CUDA device as the runtime reports it.
 struct DeviceInfo {
@@ -27,7 +29,7 @@ struct DeviceInfo {
   std::size_t l2_cache_bytes = 0;       ///< e.g. 50 MiB on an H100
   std::size_t shared_memory_per_block_optin = 0;  ///< the most one block may ask for
   int compute_major = 0;                          ///< compute capability, e.g. 9 for sm_90
-  int compute_minor = 0;
+  int compute_minor = 0;                          ///< e.g. 0 for sm_90
 };
 
 /// What the CUDA runtime offers here; probed once per process.
@@ -45,24 +47,24 @@ struct CudaRuntimeInfo {
 /// Probes the CUDA driver and devices the first time it is called (thread-safe) and returns
 /// the same answer afterwards. Never throws: a machine with no driver or no GPU is reported
 /// through unavailable_reason.
-const CudaRuntimeInfo& cuda_runtime_info();
+RSW_API const CudaRuntimeInfo& cuda_runtime_info();
 
 /// The backend that `requested` means here: Auto gives Cuda when a device is usable, else Cpu;
 /// Cuda without a usable device throws rsw::Error(DeviceUnavailable) that says why.
-Backend resolve_backend(Backend requested);
+RSW_API Backend resolve_backend(Backend requested);
 
 /// Makes `ordinal` the current CUDA device of the calling thread; throws rsw::Error when the
 /// ordinal does not name a usable device.
-void use_cuda_device(int ordinal);
+RSW_API void use_cuda_device(int ordinal);
 
 /// "NVIDIA H100 80GB HBM3: 132 SMs, 79.19 GiB, compute capability 9.0, L2 50.00 MiB,
 /// PCI 0000:01:00.0": one line for logs, --info and benchmark headers.
-std::string describe(const DeviceInfo& device);
+RSW_API std::string describe(const DeviceInfo& device);
 
 /// "13.0" for the 13000 that cudaRuntimeGetVersion and cudaDriverGetVersion report.
-std::string describe_cuda_version(int version);
+RSW_API std::string describe_cuda_version(int version);
 
 /// "1.50 GiB", "640 KiB", "12 B": a byte count for people.
-std::string describe_bytes(std::size_t bytes);
+RSW_API std::string describe_bytes(std::size_t bytes);
 
 }  // namespace rsw

@@ -11,11 +11,13 @@
 
 #include <string_view>
 
+#include "rsw/engine/api.hpp"
+
 namespace rsw::detail {
 
 /// Throws the rsw::Error for a failed CUDA call (status != cudaSuccess).
-[[noreturn]] void throw_cuda_error(int status, const char* call, const char* file, int line,
-                                   std::string_view doing);
+[[noreturn]] RSW_API void throw_cuda_error(int status, const char* call, const char* file, int line,
+                                           std::string_view doing);
 
 }  // namespace rsw::detail
 

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "rsw/engine/api.hpp"
 #include "rsw/engine/stream.hpp"
 
 namespace rsw {
@@ -20,10 +21,12 @@ namespace rsw {
 /// must not dereference it.
 template <class T>
 struct DeviceSpan {
-  T* data = nullptr;
-  std::size_t size = 0;
+  T* data = nullptr;     ///< the first element, in device memory
+  std::size_t size = 0;  ///< elements, not bytes
 
+  /// True when size is 0.
   bool empty() const noexcept { return size == 0; }
+  /// size * sizeof(T).
   std::size_t size_bytes() const noexcept { return size * sizeof(T); }
   /// DeviceSpan<T> -> DeviceSpan<const T> (a template, so no const-to-const conversion exists).
   template <class Const>
@@ -36,22 +39,24 @@ struct DeviceSpan {
 namespace detail {
 
 /// cudaMalloc with the error naming the request, the free and total device memory.
-void* device_allocate(std::size_t bytes);
-void device_free(void* pointer) noexcept;
+RSW_API void* device_allocate(std::size_t bytes);
+RSW_API void device_free(void* pointer) noexcept;
 /// cudaMallocHost; returns nullptr when page-locked memory cannot be had (no driver).
-void* pinned_allocate(std::size_t bytes);
-void pinned_free(void* pointer) noexcept;
-void copy_host_to_device(void* device, const void* host, std::size_t bytes, StreamHandle stream);
-void copy_device_to_host(void* host, const void* device, std::size_t bytes, StreamHandle stream);
-void copy_device_to_device(void* target, const void* source, std::size_t bytes,
-                           StreamHandle stream);
-void fill_bytes_zero(void* device, std::size_t bytes, StreamHandle stream);
+RSW_API void* pinned_allocate(std::size_t bytes);
+RSW_API void pinned_free(void* pointer) noexcept;
+RSW_API void copy_host_to_device(void* device, const void* host, std::size_t bytes,
+                                 StreamHandle stream);
+RSW_API void copy_device_to_host(void* host, const void* device, std::size_t bytes,
+                                 StreamHandle stream);
+RSW_API void copy_device_to_device(void* target, const void* source, std::size_t bytes,
+                                   StreamHandle stream);
+RSW_API void fill_bytes_zero(void* device, std::size_t bytes, StreamHandle stream);
 /// count * element_size, or rsw::Error(InvalidArgument) when that overflows size_t.
-std::size_t checked_bytes(std::size_t count, std::size_t element_size);
-[[noreturn]] void throw_download_too_large(std::size_t wanted, std::size_t held);
-[[noreturn]] void throw_copy_target_too_small(std::size_t wanted, std::size_t held);
+RSW_API std::size_t checked_bytes(std::size_t count, std::size_t element_size);
+[[noreturn]] RSW_API void throw_download_too_large(std::size_t wanted, std::size_t held);
+[[noreturn]] RSW_API void throw_copy_target_too_small(std::size_t wanted, std::size_t held);
 /// The capacity to grow to when `wanted` elements do not fit in `capacity`: at least 1.5x.
-std::size_t grown_capacity(std::size_t capacity, std::size_t wanted) noexcept;
+RSW_API std::size_t grown_capacity(std::size_t capacity, std::size_t wanted) noexcept;
 
 }  // namespace detail
 
@@ -72,10 +77,12 @@ class DeviceBuffer {
   }
   ~DeviceBuffer() { detail::device_free(data_); }
 
+  /// Takes over `other`'s memory and leaves `other` empty, with capacity 0.
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)),
         size_(std::exchange(other.size_, 0)),
         capacity_(std::exchange(other.capacity_, 0)) {}
+  /// Frees this buffer's memory, then takes over `other`'s and leaves `other` empty.
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
       detail::device_free(data_);
@@ -88,14 +95,25 @@ class DeviceBuffer {
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 
+  /// The first element, in device memory (the host must not dereference it); nullptr while
+  /// no memory is held.
+  ///@{
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
+  ///@}
+  /// Elements held.
   std::size_t size() const noexcept { return size_; }
+  /// Elements that fit in the memory held, without reallocating.
   std::size_t capacity() const noexcept { return capacity_; }
+  /// size() * sizeof(T).
   std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
+  /// True when size() is 0; the buffer may still hold memory.
   bool empty() const noexcept { return size_ == 0; }
+  /// The contents as a DeviceSpan for kernels and copy(); invalid once the buffer reallocates.
+  ///@{
   DeviceSpan<T> span() noexcept { return {data_, size_}; }
   DeviceSpan<const T> span() const noexcept { return {data_, size_}; }
+  ///@}
 
   /// Makes room for `count` elements, keeping the contents (a device copy on `stream`).
   void reserve(std::size_t count, StreamHandle stream = nullptr) {
@@ -168,11 +186,13 @@ class PinnedBuffer {
   explicit PinnedBuffer(std::size_t count) { resize_discarding(count); }
   ~PinnedBuffer() { release(); }
 
+  /// Takes over `other`'s memory and leaves `other` empty, with capacity 0.
   PinnedBuffer(PinnedBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)),
         size_(std::exchange(other.size_, 0)),
         capacity_(std::exchange(other.capacity_, 0)),
         pinned_(std::exchange(other.pinned_, false)) {}
+  /// Frees this buffer's memory, then takes over `other`'s and leaves `other` empty.
   PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
     if (this != &other) {
       release();
@@ -186,17 +206,29 @@ class PinnedBuffer {
   PinnedBuffer(const PinnedBuffer&) = delete;
   PinnedBuffer& operator=(const PinnedBuffer&) = delete;
 
+  /// The first element (host memory, aligned to 256 bytes); nullptr while no memory is held.
+  ///@{
   T* data() noexcept { return data_; }
   const T* data() const noexcept { return data_; }
+  ///@}
+  /// Elements held.
   std::size_t size() const noexcept { return size_; }
+  /// Elements that fit in the memory held, without reallocating.
   std::size_t capacity() const noexcept { return capacity_; }
+  /// True when size() is 0; the buffer may still hold memory.
   bool empty() const noexcept { return size_ == 0; }
   /// True when the memory is page-locked (CUDA driver present).
   bool is_pinned() const noexcept { return pinned_; }
+  /// The contents as a span; invalid once the buffer reallocates.
+  ///@{
   std::span<T> span() noexcept { return {data_, size_}; }
   std::span<const T> span() const noexcept { return {data_, size_}; }
+  ///@}
+  /// Element `index`, unchecked: `index` must be below size().
+  ///@{
   T& operator[](std::size_t index) noexcept { return data_[index]; }
   const T& operator[](std::size_t index) const noexcept { return data_[index]; }
+  ///@}
 
   /// Sets the size to `count`. Memory is allocated (page-locking is slow) only when `count`
   /// exceeds the capacity, then geometrically; the contents are not kept across that.

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "rsw/engine/api.hpp"
+
 namespace rsw {
 
 /// What went wrong, so callers can react without parsing the message.
@@ -17,12 +19,14 @@ enum class ErrorKind {
 };
 
 /// Short name of an error kind, e.g. "out of memory".
-std::string_view to_string(ErrorKind kind) noexcept;
+RSW_API std::string_view to_string(ErrorKind kind) noexcept;
 
 /// Thrown by library code instead of exiting: the message says what was being done and why
 /// it failed; CUDA failures also carry the runtime's status code.
-class Error : public std::runtime_error {
+class RSW_API Error : public std::runtime_error {
  public:
+  /// An error of `kind` whose what() is `message`; `cuda_status` is the cudaError_t of a
+  /// failed CUDA call, 0 for failures that are not CUDA's.
   Error(ErrorKind kind, const std::string& message, int cuda_status = 0);
 
   /// The category of failure.

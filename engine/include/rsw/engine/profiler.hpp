@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rsw/engine/api.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/stream.hpp"
 
@@ -36,26 +37,27 @@ struct ProfilerOptions {
 
 /// One stage summarised over the history window. Times in milliseconds.
 struct StageStats {
-  std::string name;
+  std::string name;              ///< as passed to time() or add_sample()
   Backend clock = Backend::Cpu;  ///< Cpu: steady_clock; Cuda: CUDA events (latest sample)
   std::size_t samples = 0;       ///< frames in the window that timed this stage
-  double last_ms = 0;
-  double min_ms = 0;
-  double median_ms = 0;
-  double max_ms = 0;
-  double mean_ms = 0;
+  double last_ms = 0;            ///< the newest sample in the window
+  double min_ms = 0;             ///< the fastest sample in the window
+  double median_ms = 0;          ///< the middle sample, or the mean of the two middle ones
+  double max_ms = 0;             ///< the slowest sample in the window
+  double mean_ms = 0;            ///< the average over the samples in the window
 };
 
 /// Times named stages per frame. A stage timed several times in one frame counts once, with
 /// the sum of its times. Not thread-safe: one profiler per frame loop.
-class StageProfiler {
+class RSW_API StageProfiler {
  public:
   /// The name under which end_frame() records the time between consecutive frames.
   static constexpr std::string_view kFrameStage = "frame";
 
   /// Measures one stage from its creation until it is destroyed or stop() is called.
-  class Scope {
+  class RSW_API Scope {
    public:
+    /// Takes over `other`'s measurement; `other` then records nothing.
     Scope(Scope&& other) noexcept;
     Scope& operator=(Scope&&) = delete;
     Scope(const Scope&) = delete;
@@ -79,10 +81,15 @@ class StageProfiler {
     bool on_gpu_ = false;
   };
 
+  /// A profiler with no history; a history_frames of 0 counts as 1.
   explicit StageProfiler(ProfilerOptions options = {});
   ~StageProfiler();
+  /// Moves take over the history and pending samples; stop open scopes first. A moved-from
+  /// profiler may only be assigned to or destroyed.
+  ///@{
   StageProfiler(StageProfiler&&) noexcept;
   StageProfiler& operator=(StageProfiler&&) noexcept;
+  ///@}
   StageProfiler(const StageProfiler&) = delete;
   StageProfiler& operator=(const StageProfiler&) = delete;
 

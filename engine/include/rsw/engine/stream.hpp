@@ -1,6 +1,8 @@
 // CUDA streams and events as opaque handles, so that host code needs no CUDA header.
 #pragma once
 
+#include "rsw/engine/api.hpp"
+
 // The runtime's own handle types: cudaStream_t is CUstream_st*, cudaEvent_t is CUevent_st*.
 struct CUstream_st;
 struct CUevent_st;
@@ -13,12 +15,14 @@ using StreamHandle = CUstream_st*;
 using EventHandle = CUevent_st*;
 
 /// An owned CUDA stream (non-blocking with respect to the default stream).
-class Stream {
+class RSW_API Stream {
  public:
   /// Creates a stream on the current device; throws rsw::Error without a usable device.
   Stream();
   ~Stream();
+  /// Takes over `other`'s stream and leaves `other` without one (handle() nullptr).
   Stream(Stream&& other) noexcept;
+  /// Destroys this object's stream, then takes over `other`'s (which then has none).
   Stream& operator=(Stream&& other) noexcept;
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
@@ -33,6 +37,6 @@ class Stream {
 };
 
 /// Blocks until all work queued on `stream` has finished.
-void synchronize(StreamHandle stream);
+RSW_API void synchronize(StreamHandle stream);
 
 }  // namespace rsw

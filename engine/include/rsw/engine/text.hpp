@@ -4,9 +4,11 @@
 #include <string>
 #include <string_view>
 
+#include "rsw/engine/api.hpp"
+
 namespace rsw {
 
 /// `text` with ASCII letters in lower case: names on the command line match in any case.
-std::string ascii_lowercase(std::string_view text);
+RSW_API std::string ascii_lowercase(std::string_view text);
 
 }  // namespace rsw

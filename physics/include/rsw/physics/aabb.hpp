@@ -7,40 +7,48 @@
 
 namespace rsw::physics {
 
+/// A point in 3-D space, in the caller's units (the library assumes none).
 struct Vec3 {
+  /// Coordinates along the x, y and z axes.
+  ///@{
   float x = 0;
   float y = 0;
   float z = 0;
+  ///@}
 };
 
 /// A box [min, max] on each axis. Boxes that touch overlap (closed intervals).
 struct Aabb {
-  Vec3 min;
-  Vec3 max;
+  Vec3 min;  ///< the lower bound on each axis
+  Vec3 max;  ///< the upper bound on each axis, >= min for a valid box
 };
 
 /// Two overlapping boxes by index, a < b.
 struct Pair {
-  std::uint32_t a = 0;
-  std::uint32_t b = 0;
+  std::uint32_t a = 0;  ///< the lower box index
+  std::uint32_t b = 0;  ///< the higher box index
+  /// Orders pairs by a, then b.
   friend constexpr auto operator<=>(const Pair&, const Pair&) = default;
 };
 
 /// Boxes as structure-of-arrays on the host: six arrays of equal length.
 struct AabbArrays {
+  /// Box i's minimum and maximum on each axis are element i of these arrays.
+  ///@{
   std::span<const float> min_x;
   std::span<const float> min_y;
   std::span<const float> min_z;
   std::span<const float> max_x;
   std::span<const float> max_y;
   std::span<const float> max_z;
+  ///@}
 };
 
 /// Collision filtering: boxes a and b may pair only if (category_a & mask_b) != 0 and
 /// (category_b & mask_a) != 0. Every box defaults to category 1 and mask 0xFFFFFFFF.
 struct FilterArrays {
-  std::span<const std::uint32_t> categories;
-  std::span<const std::uint32_t> masks;
+  std::span<const std::uint32_t> categories;  ///< one per box; empty: every box in category 1
+  std::span<const std::uint32_t> masks;       ///< one per box; empty: every mask 0xFFFFFFFF
 };
 
 /// True when the closed boxes overlap on every axis.

@@ -10,9 +10,10 @@
 //   }
 //
 // Each update() is one frame. The boxes are sorted by their minimum on the sweep axis, with
-// the keys built in last frame's sorted order (temporal coherence: the input to the sort is
-// nearly sorted, which the sort's order check turns into skipped work). No pair is ever
-// dropped: the GPU appends pairs into a buffer sized from the last frame, and when it
+// the keys built in last frame's sorted order (temporal coherence: a scene at rest gives keys
+// in order, which the sort's order check turns into one read, and under motion the boxes move
+// only a little in the sorted order, which the GPU's gathers read nearly in order). No pair is
+// ever dropped: the GPU appends pairs into a buffer sized from the last frame, and when it
 // overflows, grows it to the exact count and writes them again.
 //
 // On the GPU a frame can stay on the device: update() from DeviceAabbArrays and
@@ -26,6 +27,7 @@
 #include <span>
 #include <string_view>
 
+#include "rsw/engine/api.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/physics/aabb.hpp"
@@ -62,10 +64,10 @@ enum class InvalidBoxes {
 struct BroadPhaseOptions {
   rsw::Backend backend = rsw::Backend::Auto;  ///< Auto: the GPU when a CUDA device is usable
   bool brute_force = false;  ///< test every pair on the CPU, O(n^2): the oracle for tests
-  sort::Algorithm sort = sort::Algorithm::Auto;  ///< the CPU/GPU sort toggle of the UI
-  SweepAxis axis = SweepAxis::X;
-  SweepMode mode = SweepMode::Cells;
-  InvalidBoxes invalid_boxes = InvalidBoxes::Reject;
+  sort::Algorithm sort = sort::Algorithm::Auto;       ///< the CPU/GPU sort toggle of the UI
+  SweepAxis axis = SweepAxis::X;                      ///< ignored by brute_force
+  SweepMode mode = SweepMode::Cells;                  ///< ignored by brute_force
+  InvalidBoxes invalid_boxes = InvalidBoxes::Reject;  ///< brute_force applies it too
   /// Report pairs sorted by (a, b). Otherwise the order is the sweep's, which on the GPU
   /// differs from run to run (blocks append as they finish); the set never does.
   bool sorted_pairs = false;
@@ -77,39 +79,42 @@ struct BroadPhaseOptions {
 
 /// Boxes as structure-of-arrays in device memory: six arrays of equal length.
 struct DeviceAabbArrays {
+  /// Box i's minimum and maximum on each axis are element i of these arrays.
+  ///@{
   rsw::DeviceSpan<const float> min_x;
   rsw::DeviceSpan<const float> min_y;
   rsw::DeviceSpan<const float> min_z;
   rsw::DeviceSpan<const float> max_x;
   rsw::DeviceSpan<const float> max_y;
   rsw::DeviceSpan<const float> max_z;
+  ///@}
 };
 
 /// FilterArrays in device memory (empty spans: the defaults).
 struct DeviceFilterArrays {
-  rsw::DeviceSpan<const std::uint32_t> categories;
-  rsw::DeviceSpan<const std::uint32_t> masks;
+  rsw::DeviceSpan<const std::uint32_t> categories;  ///< one per box, or empty
+  rsw::DeviceSpan<const std::uint32_t> masks;       ///< one per box, or empty
 };
 
 /// What the last frame did. Times in milliseconds (CUDA events on the GPU, the host clock on
 /// the CPU); zero for stages the backend does not have.
 struct BroadPhaseStats {
   rsw::Backend backend = rsw::Backend::Cpu;  ///< where the frame ran
-  std::size_t boxes = 0;
-  std::size_t excluded_boxes = 0;  ///< invalid boxes left out (InvalidBoxes::Exclude)
-  std::size_t candidates = 0;      ///< pairs overlapping on the sweep axis, tested on the others
-  std::size_t cells = 0;           ///< grid cells (SweepMode::Cells), 0 otherwise
-  std::size_t cell_entries = 0;    ///< (box, cell) listings: boxes spanning cells count twice
-  std::size_t pairs = 0;
-  int sweep_axis = 0;    ///< 0 = x, 1 = y, 2 = z
-  sort::SortStats sort;  ///< passes run and skipped, early exit
-  double upload_ms = 0;  ///< host boxes to the device
-  double keys_ms = 0;    ///< validation and sort keys in last frame's order
-  double sort_ms = 0;
-  double sweep_ms = 0;     ///< gather, cell listings, and each box's sweep extent
-  double filter_ms = 0;    ///< test candidates on the other axes and filter bits, write pairs
-  double download_ms = 0;  ///< pairs to the host (measured by find_pairs())
-  double total_ms = 0;     ///< the whole of update() + find_pairs(), host clock
+  std::size_t boxes = 0;                     ///< boxes passed to update(), excluded ones included
+  std::size_t excluded_boxes = 0;            ///< invalid boxes left out (InvalidBoxes::Exclude)
+  std::size_t candidates = 0;    ///< pairs overlapping on the sweep axis, tested on the others
+  std::size_t cells = 0;         ///< grid cells (SweepMode::Cells), 0 otherwise
+  std::size_t cell_entries = 0;  ///< (box, cell) listings: boxes spanning cells count twice
+  std::size_t pairs = 0;         ///< overlapping pairs that pass the filter bits
+  int sweep_axis = 0;            ///< 0 = x, 1 = y, 2 = z
+  sort::SortStats sort;          ///< passes run and skipped, early exit
+  double upload_ms = 0;          ///< host boxes to the device
+  double keys_ms = 0;            ///< validation and sort keys in last frame's order
+  double sort_ms = 0;            ///< boxes by sweep-axis minimum (GPU: the cell listings too)
+  double sweep_ms = 0;           ///< gather, cell listings, and each box's sweep extent
+  double filter_ms = 0;          ///< test candidates on the other axes and filter bits, write pairs
+  double download_ms = 0;        ///< pairs to the host (measured by find_pairs())
+  double total_ms = 0;           ///< the whole of update() + find_pairs(), host clock
 };
 
 /// The pairs of the last frame, in host memory; valid until the next update().
@@ -117,12 +122,20 @@ using PairView = std::span<const Pair>;
 /// The pairs of the last frame, in device memory; valid until the next update().
 using DevicePairView = rsw::DeviceSpan<const Pair>;
 
-class BroadPhase {
+/// Finds the overlapping pairs of a set of boxes, frame after frame: update() with the boxes,
+/// then find_pairs() or find_pairs_device(). Keeps the sorted order from frame to frame. Not
+/// thread-safe: one broad phase per thread.
+class RSW_API BroadPhase {
  public:
+  /// Takes the options as given; each update() resolves the backend and may throw then.
   explicit BroadPhase(BroadPhaseOptions options = {});
   ~BroadPhase();
+  /// Moves take over the frame, its pairs and the sorted order; a moved-from broad phase may
+  /// only be assigned to or destroyed.
+  ///@{
   BroadPhase(BroadPhase&&) noexcept;
   BroadPhase& operator=(BroadPhase&&) noexcept;
+  ///@}
   BroadPhase(const BroadPhase&) = delete;
   BroadPhase& operator=(const BroadPhase&) = delete;
 

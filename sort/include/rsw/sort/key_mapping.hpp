@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <span>
 
+#include "rsw/engine/api.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/stream.hpp"
 
@@ -49,23 +50,23 @@ constexpr std::int32_t int_from_key(std::uint32_t key) noexcept {
 
 /// keys[i] = ordered_key(values[i]); throws rsw::Error(InvalidArgument) naming the first NaN
 /// or a size mismatch.
-void map_float_keys(std::span<const float> values, std::span<std::uint32_t> keys);
+RSW_API void map_float_keys(std::span<const float> values, std::span<std::uint32_t> keys);
 /// values[i] = float_from_key(keys[i]).
-void unmap_float_keys(std::span<const std::uint32_t> keys, std::span<float> values);
+RSW_API void unmap_float_keys(std::span<const std::uint32_t> keys, std::span<float> values);
 /// keys[i] = ordered_key(values[i]).
-void map_int_keys(std::span<const std::int32_t> values, std::span<std::uint32_t> keys);
+RSW_API void map_int_keys(std::span<const std::int32_t> values, std::span<std::uint32_t> keys);
 /// values[i] = int_from_key(keys[i]).
-void unmap_int_keys(std::span<const std::uint32_t> keys, std::span<std::int32_t> values);
+RSW_API void unmap_int_keys(std::span<const std::uint32_t> keys, std::span<std::int32_t> values);
 
 /// The same on device memory, on `stream`. map_float_keys waits for the stream to learn
 /// whether a NaN was found (then it throws, naming the first).
-void map_float_keys(DeviceSpan<const float> values, DeviceSpan<std::uint32_t> keys,
-                    StreamHandle stream = nullptr);
-void unmap_float_keys(DeviceSpan<const std::uint32_t> keys, DeviceSpan<float> values,
-                      StreamHandle stream = nullptr);
-void map_int_keys(DeviceSpan<const std::int32_t> values, DeviceSpan<std::uint32_t> keys,
-                  StreamHandle stream = nullptr);
-void unmap_int_keys(DeviceSpan<const std::uint32_t> keys, DeviceSpan<std::int32_t> values,
-                    StreamHandle stream = nullptr);
+RSW_API void map_float_keys(DeviceSpan<const float> values, DeviceSpan<std::uint32_t> keys,
+                            StreamHandle stream = nullptr);
+RSW_API void unmap_float_keys(DeviceSpan<const std::uint32_t> keys, DeviceSpan<float> values,
+                              StreamHandle stream = nullptr);
+RSW_API void map_int_keys(DeviceSpan<const std::int32_t> values, DeviceSpan<std::uint32_t> keys,
+                          StreamHandle stream = nullptr);
+RSW_API void unmap_int_keys(DeviceSpan<const std::uint32_t> keys, DeviceSpan<std::int32_t> values,
+                            StreamHandle stream = nullptr);
 
 }  // namespace rsw::sort

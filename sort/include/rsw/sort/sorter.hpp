@@ -19,6 +19,7 @@
 #include <span>
 #include <string_view>
 
+#include "rsw/engine/api.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/stream.hpp"
 
@@ -33,19 +34,19 @@ enum class Algorithm {
 };
 
 /// "auto", "cpu", "fourway" or "onesweep".
-std::string_view to_string(Algorithm algorithm) noexcept;
+RSW_API std::string_view to_string(Algorithm algorithm) noexcept;
 /// Parses "auto", "cpu", "fourway" or "onesweep"; throws rsw::Error(InvalidArgument) otherwise.
-Algorithm parse_algorithm(std::string_view name);
+RSW_API Algorithm parse_algorithm(std::string_view name);
 
 enum class Order { Ascending, Descending };
 
 /// How one sort call runs.
 struct SortOptions {
-  Algorithm algorithm = Algorithm::Auto;
+  Algorithm algorithm = Algorithm::Auto;  ///< Auto: Onesweep when a CUDA device is usable
   int begin_bit = 0;  ///< least significant key bit that takes part in the order
   int end_bit = 32;   ///< one past the most significant; 16 for keys known to be < 65536
-  Order order = Order::Ascending;
-  StreamHandle stream = nullptr;  ///< GPU sorts run on this stream (nullptr: default stream)
+  Order order = Order::Ascending;  ///< Descending: largest key first; stable either way
+  StreamHandle stream = nullptr;   ///< GPU sorts run on this stream (nullptr: default stream)
 };
 
 /// What the last sort did.
@@ -60,7 +61,7 @@ struct SortStats {
   std::size_t temp_bytes = 0;     ///< temp storage the sorter holds (host and device)
   std::size_t scratch_bytes = 0;  ///< the GPU sort's temp storage besides its alternate buffers
   int block_threads = 0;          ///< GPU tuning that ran (calibrated once per device); 0 for Cpu
-  int items_per_thread = 0;
+  int items_per_thread = 0;       ///< keys per GPU thread in the tuning that ran; 0 for Cpu
 };
 
 /// Setup of a Sorter.
@@ -69,12 +70,20 @@ struct SorterOptions {
   int cpu_threads = 0;
 };
 
-class Sorter {
+/// Stable, in-place radix sorts of 32-bit keys, alone or with 32-bit values, on host or
+/// device memory, on the CPU or the GPU. Keeps its temp storage between sorts. Not
+/// thread-safe: one sorter per thread or stream.
+class RSW_API Sorter {
  public:
+  /// A sorter that holds no temp storage yet; GPU sorts set theirs up on first use.
   explicit Sorter(SorterOptions options = {});
   ~Sorter();
+  /// Moves take over the temp storage and the last stats; a moved-from sorter may only be
+  /// assigned to or destroyed.
+  ///@{
   Sorter(Sorter&&) noexcept;
   Sorter& operator=(Sorter&&) noexcept;
+  ///@}
   Sorter(const Sorter&) = delete;
   Sorter& operator=(const Sorter&) = delete;
 

@@ -1,0 +1,17 @@
+# cmake -P: configures examples/game against the installed RadixSweep in PREFIX with only a
+# C++ compiler, builds it and runs it. Fails on any step.
+function(run step)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE output
+                  ERROR_VARIABLE output)
+  message("${output}")
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "${step} failed (${status})")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE ${BINARY_DIR})
+run(configure ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BINARY_DIR} -G ${GENERATOR}
+    -D CMAKE_BUILD_TYPE=Release -D CMAKE_CXX_COMPILER=${CXX_COMPILER}
+    -D CMAKE_PREFIX_PATH=${PREFIX})
+run(build ${CMAKE_COMMAND} --build ${BINARY_DIR})
+run(run ${BINARY_DIR}/bouncing-boxes)
