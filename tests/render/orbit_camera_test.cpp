@@ -1,0 +1,69 @@
+// OrbitCamera's matrices, checked against points whose images are known.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+
+#include "rsw/render/orbit_camera.hpp"
+
+namespace {
+
+using rsw::render::Matrix4;
+using rsw::render::OrbitCamera;
+
+std::array<float, 4> transform(const Matrix4& m, std::array<float, 4> p) {
+  std::array<float, 4> out{};
+  for (int row = 0; row < 4; ++row) {
+    for (int k = 0; k < 4; ++k)
+      out[row] += m[k * 4 + row] * p[k];
+  }
+  return out;
+}
+
+TEST(OrbitCamera, YawZeroPutsTheEyeOnPlusZ) {
+  OrbitCamera camera{.target = {1, 2, 3}, .distance = 5, .yaw_degrees = 0, .pitch_degrees = 0};
+  const auto eye = camera.eye();
+  EXPECT_NEAR(eye[0], 1, 1e-5);
+  EXPECT_NEAR(eye[1], 2, 1e-5);
+  EXPECT_NEAR(eye[2], 8, 1e-5);
+  camera.yaw_degrees = 90;
+  EXPECT_NEAR(camera.eye()[0], 6, 1e-5);
+  EXPECT_NEAR(camera.eye()[2], 3, 1e-4);
+  camera.pitch_degrees = 90;
+  EXPECT_NEAR(camera.eye()[1], 7, 1e-5);
+}
+
+TEST(OrbitCamera, ViewPutsTheTargetStraightAhead) {
+  const OrbitCamera camera{
+      .target = {1, 2, 3}, .distance = 5, .yaw_degrees = 30, .pitch_degrees = 20};
+  const auto target = transform(camera.view(), {1, 2, 3, 1});
+  EXPECT_NEAR(target[0], 0, 1e-5);
+  EXPECT_NEAR(target[1], 0, 1e-5);
+  EXPECT_NEAR(target[2], -5, 1e-5);  // OpenGL looks down -z
+}
+
+TEST(OrbitCamera, ProjectionMapsTheNearAndFarPlanesToTheDepthRange) {
+  const OrbitCamera camera{.near_plane = 0.5f, .far_plane = 50};
+  const Matrix4 projection = camera.projection(1.5f);
+  const auto near = transform(projection, {0, 0, -0.5f, 1});
+  const auto far = transform(projection, {0, 0, -50, 1});
+  EXPECT_NEAR(near[2] / near[3], -1, 1e-5);
+  EXPECT_NEAR(far[2] / far[3], 1, 1e-4);
+  // The top of the field of view at depth d is d * tan(fov / 2) above the axis.
+  const float top = 10 * std::tan(camera.fov_y_degrees * 3.14159265f / 360);
+  const auto edge = transform(projection, {0, top, -10, 1});
+  EXPECT_NEAR(edge[1] / edge[3], 1, 1e-4);
+}
+
+TEST(OrbitCamera, OrbitKeepsThePitchOffThePoles) {
+  OrbitCamera camera;
+  camera.orbit(10, 200);
+  EXPECT_FLOAT_EQ(camera.pitch_degrees, 89);
+  EXPECT_FLOAT_EQ(camera.yaw_degrees, 10);
+  camera.orbit(0, -400);
+  EXPECT_FLOAT_EQ(camera.pitch_degrees, -89);
+  camera.zoom(0.5f);
+  EXPECT_FLOAT_EQ(camera.distance, 5);
+}
+
+}  // namespace
