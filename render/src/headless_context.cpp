@@ -31,10 +31,10 @@ std::string egl_error_text(EGLint error) {
 
 // The EGL device that is CUDA device `cuda_device`, or EGL_NO_DISPLAY.
 EGLDisplay device_display(int cuda_device) {
-  if (!GLAD_EGL_EXT_device_enumeration || !GLAD_EGL_EXT_device_query ||
-      !GLAD_EGL_EXT_platform_device) {
-    return EGL_NO_DISPLAY;
-  }
+  // NVIDIA's libEGL names EGL_EXT_device_base, which is enumeration and query together.
+  const bool enumeration = GLAD_EGL_EXT_device_enumeration || GLAD_EGL_EXT_device_base;
+  const bool query = GLAD_EGL_EXT_device_query || GLAD_EGL_EXT_device_base;
+  if (!enumeration || !query || !GLAD_EGL_EXT_platform_device) return EGL_NO_DISPLAY;
   EGLint count = 0;
   if (!eglQueryDevicesEXT(0, nullptr, &count) || count <= 0) return EGL_NO_DISPLAY;
   std::vector<EGLDeviceEXT> devices(static_cast<std::size_t>(count));
