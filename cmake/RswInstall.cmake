@@ -5,22 +5,33 @@
 #   target_link_libraries(game PRIVATE RadixSweep::physics)
 #
 # with a plain C++ compiler. Components: engine, sort and physics are always there; render
-# and scenes only when they were built (RadixSweep_<component>_FOUND says which).
+# when it was built (RSW_BUILD_RENDER), scenes when they land (RadixSweep_<component>_FOUND
+# says which).
 include(CMakePackageConfigHelpers)
 
 set(RSW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/RadixSweep)
 set(RSW_PACKAGE_COMPONENTS engine sort physics)
+set(rsw_installed_targets rsw_engine rsw_sort rsw_physics)
+set(rsw_installed_headers
+  ${PROJECT_SOURCE_DIR}/engine/include/
+  ${PROJECT_SOURCE_DIR}/sort/include/
+  ${PROJECT_SOURCE_DIR}/physics/include/)
+if(TARGET rsw_render)
+  list(APPEND RSW_PACKAGE_COMPONENTS render)
+  # rsw_glad is the render library's private GLAD loader: installed only because a static
+  # render library passes it on to the link.
+  list(APPEND rsw_installed_targets rsw_render rsw_glad)
+  list(APPEND rsw_installed_headers ${PROJECT_SOURCE_DIR}/render/include/)
+endif()
 
-install(TARGETS rsw_engine rsw_sort rsw_physics
+install(TARGETS ${rsw_installed_targets}
   EXPORT RadixSweepTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(DIRECTORY
-    ${PROJECT_SOURCE_DIR}/engine/include/
-    ${PROJECT_SOURCE_DIR}/sort/include/
-    ${PROJECT_SOURCE_DIR}/physics/include/
+    ${rsw_installed_headers}
     ${PROJECT_BINARY_DIR}/engine/include/  # the generated rsw/engine/build_info.hpp
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.hpp")

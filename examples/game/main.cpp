@@ -1,7 +1,8 @@
 // Bouncing boxes: a few hundred boxes fly around a room, and each frame the broad phase says
 // which of them overlap. The smallest complete use of RadixSweep::physics from a game: build
 // the boxes, update(), find_pairs(). Exits with status 1 if a frame's pairs differ from a
-// brute-force check (the library's own oracle backend).
+// brute-force check (the library's own oracle backend). Built with RadixSweep::render, it
+// also draws the last frame into bouncing-boxes.png (overlapping boxes in red).
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -9,6 +10,12 @@
 #include <vector>
 
 #include <rsw/physics/broad_phase.hpp>
+
+#if GAME_HAS_RENDERER
+#include <rsw/engine/error.hpp>
+#include <rsw/render/headless_context.hpp>
+#include <rsw/render/renderer.hpp>
+#endif
 
 namespace {
 
@@ -46,6 +53,45 @@ void move(std::vector<Body>& bodies) {
     }
   }
 }
+
+#if GAME_HAS_RENDERER
+// Draws the boxes, those in some pair red and the rest grey, into bouncing-boxes.png.
+void save_picture(const std::vector<Aabb>& boxes, std::span<const Pair> pairs) {
+  std::vector<rsw::render::BoxInstance> instances(boxes.size());
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const Aabb& box = boxes[i];
+    rsw::render::BoxInstance& instance = instances[i];
+    instance.centre[0] = (box.min.x + box.max.x) / 2;
+    instance.centre[1] = (box.min.y + box.max.y) / 2;
+    instance.centre[2] = (box.min.z + box.max.z) / 2;
+    instance.size[0] = box.max.x - box.min.x;
+    instance.size[1] = box.max.y - box.min.y;
+    instance.size[2] = box.max.z - box.min.z;
+  }
+  for (const Pair& pair : pairs) {
+    for (const std::uint32_t box : {pair.a, pair.b}) {
+      float* colour = instances[box].colour;
+      colour[0] = 0.9f;
+      colour[1] = 0.2f;
+      colour[2] = 0.15f;
+    }
+  }
+  try {
+    rsw::render::HeadlessContext context;
+    rsw::render::Renderer renderer({.width = 640, .height = 480});
+    const float middle = kRoom / 2;
+    renderer.draw_boxes(instances, {.target = {middle, middle, middle},
+                                    .distance = 2.2f * kRoom,
+                                    .yaw_degrees = 35,
+                                    .pitch_degrees = 25});
+    renderer.save_png("bouncing-boxes.png");
+    std::printf("picture of the last frame: bouncing-boxes.png (%s)\n",
+                context.description().c_str());
+  } catch (const rsw::Error& error) {
+    std::printf("no picture: %s\n", error.what());  // no OpenGL here: the game goes on
+  }
+}
+#endif
 
 }  // namespace
 
@@ -87,6 +133,9 @@ int main() try {
     }
   }
   std::printf("all %d frames agree with brute force\n", kFrames);
+#if GAME_HAS_RENDERER
+  save_picture(boxes, broad_phase.find_pairs());
+#endif
   return 0;
 } catch (const std::exception& error) {
   std::fprintf(stderr, "bouncing-boxes: %s\n", error.what());

@@ -1,7 +1,8 @@
 # cmake -P: configures examples/game against the installed RadixSweep in PREFIX with only a
 # C++ compiler, builds it and runs it. Fails on any step.
 function(run step)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE output
+  execute_process(COMMAND ${ARGN} WORKING_DIRECTORY ${BINARY_DIR}
+                  RESULT_VARIABLE status OUTPUT_VARIABLE output
                   ERROR_VARIABLE output)
   message("${output}")
   if(NOT status EQUAL 0)
@@ -10,6 +11,7 @@ function(run step)
 endfunction()
 
 file(REMOVE_RECURSE ${BINARY_DIR})
+file(MAKE_DIRECTORY ${BINARY_DIR})
 run(configure ${CMAKE_COMMAND} -S ${SOURCE_DIR} -B ${BINARY_DIR} -G ${GENERATOR}
     -D CMAKE_BUILD_TYPE=Release -D CMAKE_CXX_COMPILER=${CXX_COMPILER}
     -D CMAKE_PREFIX_PATH=${PREFIX})
