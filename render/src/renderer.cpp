@@ -13,6 +13,7 @@
 #include <string>
 
 #include "box_mesh.hpp"
+#include "instance_interop.hpp"
 #include "rsw/engine/error.hpp"
 #include "shader_program.hpp"
 
@@ -92,6 +93,8 @@ struct Renderer::Impl {
   GLuint mesh_indices = 0;
   GLuint instances = 0;
   std::size_t instance_capacity = 0;  // BoxInstance records the instance buffer holds
+  std::unique_ptr<detail::InstanceInterop> interop;  // the buffer as CUDA sees it, once asked
+  std::size_t mapped_count = 0;
 
   explicit Impl(const RendererOptions& setup) : options(setup) {
     glCreateRenderbuffers(1, &colour_buffer);
@@ -144,6 +147,7 @@ struct Renderer::Impl {
   void reserve_instances(std::size_t count) {
     if (count <= instance_capacity) return;
     const std::size_t capacity = std::max(count, instance_capacity + instance_capacity / 2);
+    interop.reset();  // registered to the buffer being replaced
     glDeleteBuffers(1, &instances);
     glCreateBuffers(1, &instances);
     glNamedBufferData(instances, static_cast<GLsizeiptr>(capacity * sizeof(BoxInstance)), nullptr,
@@ -153,6 +157,7 @@ struct Renderer::Impl {
   }
 
   void release() {
+    interop.reset();
     glDeleteBuffers(1, &instances);
     glDeleteBuffers(1, &mesh_indices);
     glDeleteBuffers(1, &mesh_vertices);
@@ -190,6 +195,34 @@ Renderer::Renderer(RendererOptions options) : impl_(std::make_unique<Impl>(check
 Renderer::~Renderer() = default;
 
 void Renderer::draw_boxes(std::span<const BoxInstance> boxes, const OrbitCamera& camera) {
+  if (!boxes.empty()) {
+    impl_->reserve_instances(boxes.size());
+    glNamedBufferSubData(impl_->instances, 0, static_cast<GLsizeiptr>(boxes.size_bytes()),
+                         boxes.data());
+  }
+  draw(boxes.size(), camera);
+}
+
+DeviceSpan<BoxInstance> Renderer::map_instances(std::size_t count, StreamHandle stream) {
+  Impl& state = *impl_;
+  if (state.interop && state.interop->mapped()) state.interop->unmap();
+  state.reserve_instances(std::max<std::size_t>(count, 1));
+  if (!state.interop) state.interop = std::make_unique<detail::InstanceInterop>(state.instances);
+  auto* first = static_cast<BoxInstance*>(state.interop->map(stream));
+  state.mapped_count = count;
+  return {first, count};
+}
+
+void Renderer::draw_mapped(const OrbitCamera& camera) {
+  Impl& state = *impl_;
+  if (!state.interop || !state.interop->mapped()) {
+    throw Error(ErrorKind::InvalidArgument, "draw_mapped() without map_instances() before it");
+  }
+  state.interop->unmap();
+  draw(state.mapped_count, camera);
+}
+
+void Renderer::draw(std::size_t count, const OrbitCamera& camera) {
   Impl& state = *impl_;
   const RendererOptions& options = state.options;
   glBindFramebuffer(GL_FRAMEBUFFER, state.framebuffer);
@@ -201,10 +234,7 @@ void Renderer::draw_boxes(std::span<const BoxInstance> boxes, const OrbitCamera&
   const float clear_depth = 1.0f;
   glClearNamedFramebufferfv(state.framebuffer, GL_COLOR, 0, clear_colour);
   glClearNamedFramebufferfv(state.framebuffer, GL_DEPTH, 0, &clear_depth);
-  if (!boxes.empty()) {
-    state.reserve_instances(boxes.size());
-    glNamedBufferSubData(state.instances, 0, static_cast<GLsizeiptr>(boxes.size_bytes()),
-                         boxes.data());
+  if (count > 0) {
     const float aspect = static_cast<float>(options.width) / static_cast<float>(options.height);
     const Matrix4 view_projection = multiply(camera.projection(aspect), camera.view());
     glUseProgram(state.program.handle());
@@ -212,7 +242,7 @@ void Renderer::draw_boxes(std::span<const BoxInstance> boxes, const OrbitCamera&
     glUniform3fv(state.light_location, 1, options.light_direction.data());
     glBindVertexArray(state.vertex_array);
     glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, nullptr,
-                            static_cast<GLsizei>(boxes.size()));
+                            static_cast<GLsizei>(count));
     glBindVertexArray(0);
   }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);

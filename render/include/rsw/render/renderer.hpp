@@ -6,7 +6,14 @@
 //   renderer.draw_boxes(instances, camera);       // one instance per box: position, size, ...
 //   renderer.save_png("frame.png");
 //
-// The per-instance data lives in one GL buffer; draw_boxes() uploads it from host memory.
+// The per-instance data lives in one GL buffer. draw_boxes() uploads it from host memory;
+// with CUDA, map_instances() lends the same buffer to a kernel instead (CUDA-GL interop: no
+// copy through the host) and draw_mapped() draws what the kernel wrote:
+//
+//   rsw::DeviceSpan<BoxInstance> out = renderer.map_instances(n, stream);
+//   write_instances<<<blocks, threads, 0, stream>>>(bodies, out.data, n);
+//   renderer.draw_mapped(camera);
+//
 // Needs a current OpenGL 4.5 core context on the calling thread for its whole life.
 #pragma once
 
@@ -18,6 +25,8 @@
 #include <vector>
 
 #include "rsw/engine/api.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/stream.hpp"
 #include "rsw/render/orbit_camera.hpp"
 
 namespace rsw::render {
@@ -52,8 +61,17 @@ class RSW_API Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  /// Clears the image and draws `boxes` as seen by `camera`.
+  /// Clears the image and draws `boxes` (host memory) as seen by `camera`.
   void draw_boxes(std::span<const BoxInstance> boxes, const OrbitCamera& camera);
+  /// Room for `count` instances in the GL instance buffer, mapped into CUDA for work queued
+  /// on `stream` (the buffer is registered with CUDA once, and again when it grows). Throws
+  /// rsw::Error (DeviceUnavailable) in a build without CUDA, or rsw::Error (Cuda) when the
+  /// GL context is not on the current CUDA device.
+  DeviceSpan<BoxInstance> map_instances(std::size_t count, StreamHandle stream = nullptr);
+  /// Hands the mapped instances back to GL (after the work queued on the mapping stream) and
+  /// draws them as draw_boxes() would; throws rsw::Error (InvalidArgument) when nothing is
+  /// mapped.
+  void draw_mapped(const OrbitCamera& camera);
   /// The image as RGBA bytes, width * height * 4, top row first.
   std::vector<std::uint8_t> read_rgba() const;
   /// Writes the image to a PNG file; throws rsw::Error (Io) when it cannot.
@@ -62,6 +80,8 @@ class RSW_API Renderer {
   const RendererOptions& options() const noexcept;
 
  private:
+  void draw(std::size_t count, const OrbitCamera& camera);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -1,0 +1,48 @@
+#include <cuda_runtime.h>
+
+#include "rsw/engine/cuda_check.hpp"
+#include "test_instances.hpp"
+
+namespace rsw::render::testing {
+namespace {
+
+__host__ __device__ BoxInstance instance(std::size_t i) {
+  BoxInstance box;
+  if (i < 2) {
+    box.centre[0] = i == 0 ? -2.0f : 2.0f;
+    box.size[0] = box.size[1] = box.size[2] = 1.5f;
+    box.colour[0] = i == 0 ? 1.0f : 0.0f;
+    box.colour[1] = 0.0f;
+    box.colour[2] = i == 0 ? 0.0f : 1.0f;
+    return box;
+  }
+  box.centre[0] = -3.0f + 6.0f * static_cast<float>(i % 100) / 99.0f;
+  box.centre[1] = -3.0f + 6.0f * static_cast<float>(i / 100 % 100) / 99.0f;
+  box.size[0] = box.size[1] = box.size[2] = 0.02f;
+  box.colour[0] = box.colour[1] = 1.0f;
+  box.colour[2] = 0.0f;
+  return box;
+}
+
+__global__ void write(BoxInstance* out, std::size_t count) {
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = instance(i);
+}
+
+}  // namespace
+
+std::vector<BoxInstance> host_instances(std::size_t count) {
+  std::vector<BoxInstance> boxes(count);
+  for (std::size_t i = 0; i < count; ++i)
+    boxes[i] = instance(i);
+  return boxes;
+}
+
+void write_instances(BoxInstance* out, std::size_t count, StreamHandle stream) {
+  if (count == 0) return;
+  const auto blocks = static_cast<unsigned int>((count + 255) / 256);
+  write<<<blocks, 256, 0, stream>>>(out, count);
+  RSW_CUDA_CHECK_LAUNCH("launching the test instance writer");
+}
+
+}  // namespace rsw::render::testing
