@@ -5,6 +5,7 @@
 //   radixsweep-bench sort --n 16M --dist uniform,sorted --algo onesweep,cub --mode keys,pairs
 //   radixsweep-bench broadphase --n 100K,1M --scene uniform --backend cpu,cuda
 //   radixsweep-bench broadphase --boxes my_boxes.csv --pairs-out pairs.csv
+//   radixsweep-bench render --n 1M --path upload,interop
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -17,6 +18,9 @@
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
 #include "sort_bench.hpp"
+#if RSW_BENCH_RENDER
+#include "render_bench.hpp"
+#endif
 
 namespace {
 
@@ -155,6 +159,36 @@ int main(int argc, char** argv) {
   broadphase->add_option("--warmup", broadphase_options.warmup, "Untimed frames before them")
       ->capture_default_str();
 
+#if RSW_BENCH_RENDER
+  CLI::App* render = app.add_subcommand(
+      "render", "Headless frames of instanced boxes: host upload vs CUDA-GL interop");
+  render->fallthrough();
+  std::vector<std::string> render_sizes = {"100K", "1M"};
+  rsw::bench::RenderBenchOptions render_options{.paths = {"upload"}};
+  if (has_device) render_options.paths = {"upload", "interop"};
+  render->add_option("--n", render_sizes, "Instances per frame (100K, 1M; comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  render
+      ->add_option("--path", render_options.paths,
+                   "upload (host writes, uploads each frame), interop (a kernel writes the GL "
+                   "buffer)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"upload", "interop"}))
+      ->capture_default_str();
+  render->add_option("--width", render_options.width, "Image width")
+      ->check(CLI::Range(1, 16384))
+      ->capture_default_str();
+  render->add_option("--height", render_options.height, "Image height")
+      ->check(CLI::Range(1, 16384))
+      ->capture_default_str();
+  render->add_option("--frames", render_options.frames, "Timed frames")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  render->add_option("--warmup", render_options.warmup, "Untimed frames before them")
+      ->capture_default_str();
+#endif
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -178,6 +212,12 @@ int main(int argc, char** argv) {
       broadphase_options.sizes = parse_sizes(broadphase_sizes);
       run_broadphase_bench(broadphase_options, report);
     }
+#if RSW_BENCH_RENDER
+    if (render->parsed()) {
+      render_options.sizes = parse_sizes(render_sizes);
+      run_render_bench(render_options, report);
+    }
+#endif
     report.print_table();
     if (!json_path.empty()) report.write_json(json_path);
     return 0;

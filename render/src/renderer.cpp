@@ -248,6 +248,10 @@ void Renderer::draw(std::size_t count, const OrbitCamera& camera) {
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
 }
 
+void Renderer::finish() const {
+  glFinish();
+}
+
 std::vector<std::uint8_t> Renderer::read_rgba() const {
   const RendererOptions& options = impl_->options;
   const auto row_bytes = static_cast<std::size_t>(options.width) * 4;

@@ -72,6 +72,8 @@ class RSW_API Renderer {
   /// draws them as draw_boxes() would; throws rsw::Error (InvalidArgument) when nothing is
   /// mapped.
   void draw_mapped(const OrbitCamera& camera);
+  /// Blocks until the GL work issued so far has finished (glFinish): for timing a frame.
+  void finish() const;
   /// The image as RGBA bytes, width * height * 4, top row first.
   std::vector<std::uint8_t> read_rgba() const;
   /// Writes the image to a PNG file; throws rsw::Error (Io) when it cannot.
