@@ -205,7 +205,6 @@ void Renderer::draw_boxes(std::span<const BoxInstance> boxes, const OrbitCamera&
 
 DeviceSpan<BoxInstance> Renderer::map_instances(std::size_t count, StreamHandle stream) {
   Impl& state = *impl_;
-  if (state.interop && state.interop->mapped()) state.interop->unmap();
   state.reserve_instances(std::max<std::size_t>(count, 1));
   if (!state.interop) state.interop = std::make_unique<detail::InstanceInterop>(state.instances);
   auto* first = static_cast<BoxInstance*>(state.interop->map(stream));

@@ -1,6 +1,6 @@
 // What the GPU sorts share on the host side: building CUDA graphs (with conditional nodes that
-// kernels set), a small cache of instantiated graphs, one per problem shape, and the one-time
-// calibration that picks a sorter's tuning.
+// kernels set), a small cache of instantiated graphs, one per problem shape, the one-time
+// calibration that picks a sorter's tuning, and reading a finished sort's statistics.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/stream.hpp"
+#include "rsw/sort/sorter.hpp"
 
 namespace rsw::sort::detail {
 
@@ -198,5 +200,24 @@ class CalibrationTable {
   std::mutex mutex_;
   std::map<std::pair<int, bool>, std::size_t> tunings_;
 };
+
+/// Completes `stats` of a launched sort: waits for the event `stop`, times it from `start`, and
+/// reads passes run and early exit from the sort's device control block (either sort's
+/// Control: both have passes_run and early_exit), read only now that someone asks.
+template <class Control>
+void read_finished_sort(SortStats& stats, cudaEvent_t start, cudaEvent_t stop,
+                        const Control* device_control, const std::string& sort_name) {
+  RSW_CUDA_CHECK(cudaEventSynchronize(stop), "waiting for the " + sort_name + " sort");
+  float milliseconds = 0;
+  RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop),
+                 "timing the " + sort_name + " sort");
+  Control control{};
+  RSW_CUDA_CHECK(cudaMemcpy(&control, device_control, sizeof control, cudaMemcpyDeviceToHost),
+                 "reading the " + sort_name + " sort's statistics");
+  stats.passes_run = static_cast<int>(control.passes_run);
+  stats.passes_skipped = stats.passes_total - stats.passes_run;
+  stats.early_exit = control.early_exit != 0;
+  stats.milliseconds = milliseconds;
+}
 
 }  // namespace rsw::sort::detail

@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
+#include "headless_gl_fixture.hpp"
 #include "rsw/engine/error.hpp"
-#include "rsw/render/headless_context.hpp"
 #include "rsw/render/renderer.hpp"
 
 namespace {
@@ -28,29 +28,12 @@ struct Rgb {
   int r, g, b;
 };
 
-class RendererGl : public testing::Test {
+class RendererGl : public rsw::render::testing::HeadlessGlTest {
  protected:
-  static void SetUpTestSuite() {
-    try {
-      context_ = std::make_unique<rsw::render::HeadlessContext>();
-      std::printf("context: %s\n", context_->description().c_str());
-    } catch (const rsw::Error& error) {
-      skip_reason_ = error.what();
-    }
-  }
-  static void TearDownTestSuite() { context_.reset(); }
-  void SetUp() override {
-    if (!context_) GTEST_SKIP() << skip_reason_;
-    context_->make_current();
-  }
-
   static Rgb pixel(const Renderer& renderer, const std::vector<std::uint8_t>& rgba, int x, int y) {
     const std::size_t at = (static_cast<std::size_t>(y) * renderer.options().width + x) * 4;
     return {rgba[at], rgba[at + 1], rgba[at + 2]};
   }
-
-  static inline std::unique_ptr<rsw::render::HeadlessContext> context_;
-  static inline std::string skip_reason_;
 };
 
 BoxInstance box(float x, float y, float z, float size, std::array<float, 3> colour) {

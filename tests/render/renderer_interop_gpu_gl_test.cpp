@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "headless_gl_fixture.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/stream.hpp"
-#include "rsw/render/headless_context.hpp"
 #include "rsw/render/renderer.hpp"
 #include "test_instances.hpp"
 
@@ -22,7 +22,8 @@ namespace testing_instances = rsw::render::testing;
 
 const OrbitCamera kFront{.target = {0, 0, 0}, .distance = 10, .yaw_degrees = 0, .pitch_degrees = 0};
 
-class RendererInterop : public testing::Test {
+// Also needs a CUDA device: without one the suite opens no context, so every test skips.
+class RendererInterop : public rsw::render::testing::HeadlessGlTest {
  protected:
   static void SetUpTestSuite() {
     const rsw::CudaRuntimeInfo& cuda = rsw::cuda_runtime_info();
@@ -30,21 +31,8 @@ class RendererInterop : public testing::Test {
       skip_reason_ = "no CUDA device: " + cuda.unavailable_reason;
       return;
     }
-    try {
-      context_ = std::make_unique<rsw::render::HeadlessContext>();
-      std::printf("context: %s\n", context_->description().c_str());
-    } catch (const rsw::Error& error) {
-      skip_reason_ = error.what();
-    }
+    HeadlessGlTest::SetUpTestSuite();
   }
-  static void TearDownTestSuite() { context_.reset(); }
-  void SetUp() override {
-    if (!context_) GTEST_SKIP() << skip_reason_;
-    context_->make_current();
-  }
-
-  static inline std::unique_ptr<rsw::render::HeadlessContext> context_;
-  static inline std::string skip_reason_;
 };
 
 TEST_F(RendererInterop, KernelWrittenInstancesDrawAsUploadedOnes) {

@@ -227,16 +227,7 @@ class OnesweepSorter final : public GpuSorter {
       stats.early_exit = pending_.passes_total > 0;
       return stats;
     }
-    RSW_CUDA_CHECK(cudaEventSynchronize(stop_), "waiting for the Onesweep sort");
-    float milliseconds = 0;
-    RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_), "timing the Onesweep sort");
-    Control control{};
-    RSW_CUDA_CHECK(cudaMemcpy(&control, control_.data(), sizeof control, cudaMemcpyDeviceToHost),
-                   "reading the Onesweep sort's statistics");
-    stats.passes_run = static_cast<int>(control.passes_run);
-    stats.passes_skipped = stats.passes_total - stats.passes_run;
-    stats.early_exit = control.early_exit != 0;
-    stats.milliseconds = milliseconds;
+    read_finished_sort(stats, start_, stop_, control_.data(), "Onesweep");
     stats.block_threads =
         pending_.single_tile ? kSingleTileThreads : kTunings[pending_.tuning].threads;
     stats.items_per_thread =

@@ -474,6 +474,19 @@ __device__ __forceinline__ void finish_counting(const Problem& problem, Control*
   plan_passes(problem, control, conditions);
 }
 
+/// How each block of the histogram kernels starts: its shared histograms of kPasses digits
+/// cleared (and the block synchronised), and each pass's digit.
+template <int kPasses>
+__device__ __forceinline__ void start_counting(const Problem& problem, std::uint32_t* histograms,
+                                               DigitOf (&digit_of)[kPasses]) {
+  for (int i = threadIdx.x; i < kPasses * kBins; i += kCountThreads)
+    histograms[i] = 0;
+#pragma unroll
+  for (int pass = 0; pass < kPasses; ++pass)
+    digit_of[pass] = DigitOf::for_pass(problem, pass);
+  __syncthreads();
+}
+
 /// Whether this thread's keys of the chunk at `first`, or the key after them, are out of order.
 __device__ __forceinline__ bool chunk_out_of_order(const Problem& problem, std::uint32_t first,
                                                    bool aligned, const OrderKey& order_key) {
@@ -497,17 +510,11 @@ template <int kPasses>
 __global__ void __launch_bounds__(kCountThreads, kCountBlocksPerMultiprocessor)
     count_digits(const Problem* problem_in, Control* control, Conditions conditions) {
   __shared__ std::uint32_t histograms[kPasses * kBins];
-  for (int i = threadIdx.x; i < kPasses * kBins; i += kCountThreads)
-    histograms[i] = 0;
-  __syncthreads();
-
   const Problem problem = *problem_in;
+  DigitOf digit_of[kPasses];
+  start_counting(problem, histograms, digit_of);
   const bool aligned = reinterpret_cast<std::uintptr_t>(problem.keys) % sizeof(uint4) == 0;
   const OrderKey order_key(problem);
-  DigitOf digit_of[kPasses];
-#pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass)
-    digit_of[pass] = DigitOf::for_pass(problem, pass);
   const std::uint32_t stride = gridDim.x * kCountChunk;
   const std::uint32_t own = threadIdx.x * kCountKeys;  // this thread's keys within a chunk
 
@@ -549,15 +556,10 @@ __global__ void __launch_bounds__(kCountThreads)
     recount_digits(const Problem* problem_in, Control* control, Conditions conditions) {
   if (control->recount == 0) return;
   __shared__ std::uint32_t histograms[kPasses * kBins];
-  for (int i = threadIdx.x; i < kPasses * kBins; i += kCountThreads)
-    histograms[i] = 0;
-  __syncthreads();
   const Problem problem = *problem_in;
-  const bool aligned = reinterpret_cast<std::uintptr_t>(problem.keys) % sizeof(uint4) == 0;
   DigitOf digit_of[kPasses];
-#pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass)
-    digit_of[pass] = DigitOf::for_pass(problem, pass);
+  start_counting(problem, histograms, digit_of);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(problem.keys) % sizeof(uint4) == 0;
   const std::uint32_t skipped = control->skipped_chunks[blockIdx.x];
   for (std::uint32_t k = 0; k < skipped; ++k) {
     count_chunk(problem, (blockIdx.x + k * gridDim.x) * kCountChunk + threadIdx.x * kCountKeys,
