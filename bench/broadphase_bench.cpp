@@ -62,6 +62,7 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
   StageProfiler profiler({.history_frames = options.frames});
   physics::BroadPhaseStats last;
   std::size_t sort_passes_run = 0;
+  std::size_t sorts_presorted = 0;
   for (std::size_t frame = 0; frame < options.warmup + options.frames; ++frame) {
     if (frame == options.warmup) profiler.reset();
     if (options.motion > 0 && frame > 0)
@@ -81,6 +82,7 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
       profiler.add_sample(kStages[stage], times[stage], backend);
     }
     sort_passes_run += static_cast<std::size_t>(last.sort.passes_run);
+    sorts_presorted += last.sort.presorted ? 1 : 0;
     profiler.end_frame();
   }
   if (write_pairs) {  // the pairs of the boxes as given, not of the jittered frames
@@ -100,8 +102,9 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
   row.metrics["candidates"] = last.candidates;
   row.metrics["pairs_per_box"] =
       last.boxes > 0 ? static_cast<double>(last.pairs) / static_cast<double>(last.boxes) : 0.0;
-  row.metrics["sort_passes_run"] =
-      static_cast<double>(sort_passes_run) / static_cast<double>(options.warmup + options.frames);
+  const auto frames = static_cast<double>(options.warmup + options.frames);
+  row.metrics["sort_passes_run"] = static_cast<double>(sort_passes_run) / frames;
+  row.metrics["sort_presorted"] = static_cast<double>(sorts_presorted) / frames;
   return row;
 }
 

@@ -83,9 +83,13 @@ int main(int argc, char** argv) {
                    "fewunique, gaussianfloats, specialfloats (comma list)")
       ->delimiter(',')
       ->capture_default_str();
-  sort->add_option("--algo", sort_algos, "cpu, std, fourway, onesweep, cub, thrust (comma list)")
+  sort->add_option(
+          "--algo", sort_algos,
+          "cpu, std, fourway, onesweep, onesweep-nearly (with SortOptions::nearly_sorted), cub, "
+          "thrust (comma list)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"cpu", "std", "fourway", "onesweep", "cub", "thrust"}))
+      ->check(
+          CLI::IsMember({"cpu", "std", "fourway", "onesweep", "onesweep-nearly", "cub", "thrust"}))
       ->capture_default_str();
   sort->add_option("--mode", sort_options.modes, "keys, pairs (comma list)")
       ->delimiter(',')

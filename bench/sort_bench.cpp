@@ -33,7 +33,8 @@ test::KeyDistribution parse_distribution(std::string_view name) {
 }
 
 bool is_gpu_algo(std::string_view algo) {
-  return algo == "fourway" || algo == "onesweep" || algo == "cub" || algo == "thrust";
+  return algo == "fourway" || algo == "onesweep" || algo == "onesweep-nearly" || algo == "cub" ||
+         algo == "thrust";
 }
 
 /// The inputs of one (size, distribution, mode) group, on host and device.
@@ -115,8 +116,11 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
   DeviceBuffer<std::uint32_t> keys(input.keys.size());
   DeviceBuffer<std::uint32_t> values(input.values.size());
   sort::Sorter sorter;
-  const sort::Algorithm algorithm =
-      algo == "onesweep" ? sort::Algorithm::Onesweep : sort::Algorithm::FourWay;
+  const bool onesweep = algo == "onesweep" || algo == "onesweep-nearly";
+  const sort::SortOptions sort_options{
+      .algorithm = onesweep ? sort::Algorithm::Onesweep : sort::Algorithm::FourWay,
+      .nearly_sorted = algo == "onesweep-nearly",
+      .stream = stream.handle()};
   std::unique_ptr<BaselineSort> baseline;
   if (algo == "cub") baseline = make_cub_sort(input.keys.size(), pairs);
   if (algo == "thrust") baseline = make_thrust_sort();
@@ -134,10 +138,9 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
       if (baseline) {
         baseline->sort(keys.data(), pairs ? values.data() : nullptr, keys.size(), stream.handle());
       } else if (pairs) {
-        sorter.sort_pairs(keys.span(), values.span(),
-                          {.algorithm = algorithm, .stream = stream.handle()});
+        sorter.sort_pairs(keys.span(), values.span(), sort_options);
       } else {
-        sorter.sort_keys(keys.span(), {.algorithm = algorithm, .stream = stream.handle()});
+        sorter.sort_keys(keys.span(), sort_options);
       }
     }
     profiler.end_frame();
@@ -156,6 +159,7 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
     row.metrics["scratch_bytes"] = stats.scratch_bytes;
     row.metrics["passes_run"] = stats.passes_run;
     row.metrics["passes_skipped"] = stats.passes_skipped;
+    row.metrics["presorted"] = stats.presorted ? 1 : 0;
     row.metrics["tuning"] =
         std::to_string(stats.block_threads) + "x" + std::to_string(stats.items_per_thread);
   }

@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <string>
@@ -201,23 +203,63 @@ class CalibrationTable {
   std::map<std::pair<int, bool>, std::size_t> tunings_;
 };
 
-/// Completes `stats` of a launched sort: waits for the event `stop`, times it from `start`, and
-/// reads passes run and early exit from the sort's device control block (either sort's
-/// Control: both have passes_run and early_exit), read only now that someone asks.
+/// What a launched sort reports: its time between two events and the words from passes_run to
+/// early_exit of its device control block (either sort's Control has both). finish() queues
+/// their copy into pinned memory at the end of the sort, so reading the stats afterwards
+/// costs no copy and no wait of its own: a frame loop reads them every frame.
 template <class Control>
-void read_finished_sort(SortStats& stats, cudaEvent_t start, cudaEvent_t stop,
-                        const Control* device_control, const std::string& sort_name) {
-  RSW_CUDA_CHECK(cudaEventSynchronize(stop), "waiting for the " + sort_name + " sort");
-  float milliseconds = 0;
-  RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start, stop),
-                 "timing the " + sort_name + " sort");
-  Control control{};
-  RSW_CUDA_CHECK(cudaMemcpy(&control, device_control, sizeof control, cudaMemcpyDeviceToHost),
-                 "reading the " + sort_name + " sort's statistics");
-  stats.passes_run = static_cast<int>(control.passes_run);
-  stats.passes_skipped = stats.passes_total - stats.passes_run;
-  stats.early_exit = control.early_exit != 0;
-  stats.milliseconds = milliseconds;
-}
+class SortReport {
+ public:
+  SortReport() = default;
+  ~SortReport() {
+    if (start_ != nullptr) cudaEventDestroy(start_);
+    if (stop_ != nullptr) cudaEventDestroy(stop_);
+  }
+  SortReport(const SortReport&) = delete;
+  SortReport& operator=(const SortReport&) = delete;
+
+  /// Before the sort's first kernel. The first call sets up the events and pinned words.
+  void start(StreamHandle stream) {
+    if (start_ == nullptr) {
+      RSW_CUDA_CHECK(cudaEventCreate(&start_), "creating a sort's start event");
+      RSW_CUDA_CHECK(cudaEventCreate(&stop_), "creating a sort's stop event");
+      words_.resize_discarding(kBytes);
+    }
+    RSW_CUDA_CHECK(cudaEventRecord(start_, stream), "recording a sort's start");
+  }
+  /// After the sort's last kernel.
+  void finish(const Control* device_control, StreamHandle stream) {
+    RSW_CUDA_CHECK(
+        cudaMemcpyAsync(words_.data(), reinterpret_cast<const std::byte*>(device_control) + kFirst,
+                        kBytes, cudaMemcpyDeviceToHost, stream),
+        "queueing the copy of a sort's statistics");
+    RSW_CUDA_CHECK(cudaEventRecord(stop_, stream), "recording a sort's end");
+  }
+  /// Waits for finish()'s event and completes `stats`.
+  void read(SortStats& stats, const std::string& sort_name) const {
+    RSW_CUDA_CHECK(cudaEventSynchronize(stop_), "waiting for the " + sort_name + " sort");
+    float milliseconds = 0;
+    RSW_CUDA_CHECK(cudaEventElapsedTime(&milliseconds, start_, stop_),
+                   "timing the " + sort_name + " sort");
+    std::uint32_t passes_run = 0;
+    std::uint32_t early_exit = 0;
+    std::memcpy(&passes_run, words_.data(), sizeof passes_run);
+    std::memcpy(&early_exit, words_.data() + (kLast - kFirst), sizeof early_exit);
+    stats.passes_run = static_cast<int>(passes_run);
+    stats.passes_skipped = stats.passes_total - stats.passes_run;
+    stats.early_exit = early_exit != 0;
+    stats.milliseconds = milliseconds;
+  }
+
+ private:
+  static constexpr std::size_t kFirst = offsetof(Control, passes_run);
+  static constexpr std::size_t kLast = offsetof(Control, early_exit);
+  static_assert(kFirst < kLast);
+  static constexpr std::size_t kBytes = kLast + sizeof(std::uint32_t) - kFirst;
+
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t stop_ = nullptr;
+  PinnedBuffer<std::byte> words_;
+};
 
 }  // namespace rsw::sort::detail

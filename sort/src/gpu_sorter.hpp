@@ -19,6 +19,7 @@ struct GpuSortRequest {
   int begin_bit = 0;
   int end_bit = 32;
   bool descending = false;
+  bool nearly_sorted = false;  // SortOptions::nearly_sorted
   StreamHandle stream = nullptr;
 };
 

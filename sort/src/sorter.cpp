@@ -120,6 +120,7 @@ struct Sorter::Impl {
                  .begin_bit = options.begin_bit,
                  .end_bit = options.end_bit,
                  .descending = options.order == Order::Descending,
+                 .nearly_sorted = options.nearly_sorted,
                  .stream = options.stream});
     last_gpu = &sorter;
   }

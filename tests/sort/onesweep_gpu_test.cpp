@@ -2,11 +2,13 @@
 // and the tile, every distribution, keys and pairs, host and device memory, bit ranges and
 // descending order; tile counts that wrap the circular look-back table many times; skipped
 // passes and the fused order check; temp storage that does not grow with n and is never
-// cleared between sorts; bit-identical repeats; and each launch mode (stream, graph, graph
-// with conditional nodes).
+// cleared between sorts; bit-identical repeats; each launch mode (stream, graph, graph
+// with conditional nodes); and the tile presort of nearly sorted keys.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <random>
 #include <tuple>
 
 #include "rsw/sort/sorter.hpp"
@@ -277,6 +279,85 @@ TEST(OnesweepReuse, HundredRunsAreBitIdentical) {
     ASSERT_EQ(sorted_keys, first_keys) << "run " << run << ", seed " << seed;
     ASSERT_EQ(sorted_values, first_values) << "run " << run << ", seed " << seed;
   }
+}
+
+// Sorted keys (with many equal ones when `few_unique`), then shuffled inside consecutive
+// windows of `window` keys: no key ends more than window - 1 places from where it belongs.
+std::vector<std::uint32_t> shuffled_in_windows(std::size_t count, std::size_t window,
+                                               bool few_unique, std::uint32_t seed) {
+  std::vector<std::uint32_t> keys = test::make_keys(count, KeyDistribution::Uniform, seed);
+  if (few_unique) {
+    for (std::uint32_t& key : keys)
+      key >>= 20;  // 4096 distinct keys: long runs of equal keys cross the tiles
+  }
+  std::ranges::sort(keys);
+  std::mt19937 generator(seed);
+  for (std::size_t first = 0; first < count; first += window)
+    std::shuffle(keys.begin() + first, keys.begin() + std::min(count, first + window), generator);
+  return keys;
+}
+
+constexpr SortOptions kNearlySorted{.algorithm = Algorithm::Onesweep, .nearly_sorted = true};
+
+// The hint never changes the result: every distribution, keys and pairs, sizes around the
+// presort's tiles of 4096 (and their half-tile shift) and beyond.
+TEST(OnesweepPresort, EveryDistributionSortsAsWithoutTheHint) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  for (std::size_t count : {4095, 4097, 6143, 6145, 8191, 8193, 10'241, 65'521, 1'000'003}) {
+    for (KeyDistribution distribution : test::all_distributions()) {
+      for (bool with_values : {false, true}) {
+        const std::uint32_t seed = test::fresh_seed();
+        SCOPED_TRACE(test::to_string(distribution));
+        const SortStats stats =
+            test::check_sort(sorter, test::make_keys(count, distribution, seed), with_values,
+                             kNearlySorted, test::Memory::Device, seed);
+        EXPECT_EQ(stats.presorted, count > 4096) << "n " << count;
+      }
+    }
+  }
+}
+
+// Keys less than half a tile (2048 places) from their place are sorted by the tile sorts and
+// the merges where tiles meet: the order check finds them sorted and no pass runs. Equal keys
+// keep their order (the check compares values, which are the original indices).
+TEST(OnesweepPresort, KeysNearTheirPlaceNeedNoPass) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  for (std::size_t count : {std::size_t{4099}, std::size_t{100'003}, std::size_t{1'000'003}}) {
+    for (std::size_t window : {std::size_t{2}, std::size_t{300}, std::size_t{2048}}) {
+      for (bool few_unique : {false, true}) {
+        const std::uint32_t seed = test::fresh_seed();
+        SCOPED_TRACE("n " + std::to_string(count) + ", window " + std::to_string(window) +
+                     (few_unique ? ", few unique keys" : ""));
+        const SortStats stats =
+            test::check_sort(sorter, shuffled_in_windows(count, window, few_unique, seed), true,
+                             kNearlySorted, test::Memory::Device, seed);
+        EXPECT_TRUE(stats.presorted);
+        EXPECT_TRUE(stats.early_exit);
+        EXPECT_EQ(stats.passes_run, 0);
+      }
+    }
+  }
+}
+
+// Keys further off than the tiles reach, and keys in descending order or a bit range, still
+// sort: the passes run after the presort.
+TEST(OnesweepPresort, KeysFarFromTheirPlaceRunThePasses) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  const std::uint32_t seed = test::fresh_seed();
+  const SortStats far =
+      test::check_sort(sorter, shuffled_in_windows(1'000'003, 50'000, false, seed), true,
+                       kNearlySorted, test::Memory::Device, seed);
+  EXPECT_TRUE(far.presorted);
+  EXPECT_GT(far.passes_run, 0);
+  SortOptions descending = kNearlySorted;
+  descending.order = Order::Descending;
+  descending.begin_bit = 4;
+  descending.end_bit = 28;
+  test::check_sort(sorter, shuffled_in_windows(300'007, 1000, true, seed), true, descending,
+                   test::Memory::Device, seed);
 }
 
 class OnesweepLaunch : public ::testing::TestWithParam<const char*> {

@@ -50,7 +50,9 @@ class CudaSweep final : public SweepBackend {
     host_pairs_ready_ = false;
     const kernels::BoxView boxes = upload(source, stream);
 
-    if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
+    // Keys staged in last frame's order are nearly sorted, unless the order starts afresh.
+    order_carried_ = order_.size() == count;
+    if (!order_carried_) {  // first frame, or boxes added or removed
       order_.resize_discarding(count);
       if (count > 0) {
         kernels::iota<<<blocks_for(count), kThreads, 0, stream>>>(order_.data(), count);
@@ -208,8 +210,9 @@ class CudaSweep final : public SweepBackend {
     }
     {
       auto timer = profiler_.time("sort", Backend::Cuda, stream);
-      sorter_.sort_pairs(keys_.span(), positions_.span(),
-                         {.algorithm = request.sort, .stream = stream});
+      sorter_.sort_pairs(
+          keys_.span(), positions_.span(),
+          {.algorithm = request.sort, .nearly_sorted = order_carried_, .stream = stream});
     }
     {
       auto timer = profiler_.time("sweep", Backend::Cuda, stream);
@@ -410,6 +413,7 @@ class CudaSweep final : public SweepBackend {
   // Sorting.
   DeviceBuffer<kernels::PackedBox> packed_;  // the user's boxes, in last frame's order
   DeviceBuffer<std::uint32_t> order_;        // the coherence state: last frame's sorted order
+  bool order_carried_ = false;               // order_ is last frame's, not a fresh iota
   DeviceBuffer<std::uint32_t> keys_;
   DeviceBuffer<std::uint32_t> positions_;      // the sort's values: positions in last order
   DeviceBuffer<kernels::SweepRecord> staged_;  // the boxes in last frame's order

@@ -100,12 +100,6 @@ class FourWaySorter final : public GpuSorter {
         "reading the multiprocessor count");
     problem_.resize_discarding(1);
     control_.resize_discarding(1);
-    RSW_CUDA_CHECK(cudaEventCreate(&start_), "creating the four-way sort's start event");
-    RSW_CUDA_CHECK(cudaEventCreate(&stop_), "creating the four-way sort's stop event");
-  }
-  ~FourWaySorter() override {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
   }
 
   void sort(const GpuSortRequest& request) override {
@@ -154,7 +148,7 @@ class FourWaySorter final : public GpuSorter {
                                      cudaMemcpyHostToDevice, request.stream),
                      "uploading the four-way sort's problem");
     }
-    RSW_CUDA_CHECK(cudaEventRecord(start_, request.stream), "recording the sort's start");
+    report_.start(request.stream);
     const GraphShape shape{tuning_index, with_values, num_tiles, check_blocks(count)};
     if (graphs_enabled()) {
       const cudaGraphExec_t graph =
@@ -164,7 +158,7 @@ class FourWaySorter final : public GpuSorter {
     } else {
       launch_on_stream(shape, passes_total, request.stream);
     }
-    RSW_CUDA_CHECK(cudaEventRecord(stop_, request.stream), "recording the sort's end");
+    report_.finish(control_.data(), request.stream);
     pending_.launched = true;
     pending_.tuning = tuning_index;
   }
@@ -178,7 +172,7 @@ class FourWaySorter final : public GpuSorter {
       stats.early_exit = pending_.passes_total > 0;
       return stats;
     }
-    read_finished_sort(stats, start_, stop_, control_.data(), "four-way");
+    report_.read(stats, "four-way");
     stats.block_threads = kTunings[pending_.tuning].threads;
     stats.items_per_thread = kTunings[pending_.tuning].items;
     return stats;
@@ -305,8 +299,7 @@ class FourWaySorter final : public GpuSorter {
   DeviceBuffer<std::uint32_t> tile_offsets_;
   std::optional<Problem> uploaded_problem_;
   GraphCache<GraphShape> graphs_;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  SortReport<Control> report_;
   Pending pending_;
   std::optional<std::size_t> calibrating_tuning_;
 };

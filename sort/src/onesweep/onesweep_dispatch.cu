@@ -146,12 +146,6 @@ class OnesweepSorter final : public GpuSorter {
     rsw::detail::fill_bytes_zero(control_.data(), sizeof(Control), nullptr);
     rsw::detail::fill_bytes_zero(table_.data(), table_.size_bytes(), nullptr);
     synchronize(nullptr);
-    RSW_CUDA_CHECK(cudaEventCreate(&start_), "creating the Onesweep sort's start event");
-    RSW_CUDA_CHECK(cudaEventCreate(&stop_), "creating the Onesweep sort's stop event");
-  }
-  ~OnesweepSorter() override {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
   }
 
   void sort(const GpuSortRequest& request) override {
@@ -189,7 +183,9 @@ class OnesweepSorter final : public GpuSorter {
             .descending = request.descending ? 1 : 0},
            request.stream);
 
-    RSW_CUDA_CHECK(cudaEventRecord(start_, request.stream), "recording the sort's start");
+    report_.start(request.stream);
+    const bool presort = request.nearly_sorted && !single_tile;
+    if (presort) launch_presort(count, with_values, request.stream);
     if (single_tile) {
       (with_values ? sort_single_tile<true>
                    : sort_single_tile<false>)<<<1, kSingleTileThreads, 0, request.stream>>>(
@@ -212,8 +208,9 @@ class OnesweepSorter final : public GpuSorter {
         launch_on_stream(shape, request.stream);
       }
     }
-    RSW_CUDA_CHECK(cudaEventRecord(stop_, request.stream), "recording the sort's end");
+    report_.finish(control_.data(), request.stream);
     pending_.launched = true;
+    pending_.presorted = presort;
     pending_.single_tile = single_tile;
     pending_.tuning = tuning_index;
   }
@@ -227,7 +224,8 @@ class OnesweepSorter final : public GpuSorter {
       stats.early_exit = pending_.passes_total > 0;
       return stats;
     }
-    read_finished_sort(stats, start_, stop_, control_.data(), "Onesweep");
+    report_.read(stats, "Onesweep");
+    stats.presorted = pending_.presorted;
     stats.block_threads =
         pending_.single_tile ? kSingleTileThreads : kTunings[pending_.tuning].threads;
     stats.items_per_thread =
@@ -249,6 +247,7 @@ class OnesweepSorter final : public GpuSorter {
     std::size_t count = 0;
     int passes_total = 0;
     bool launched = false;
+    bool presorted = false;
     bool single_tile = false;
     std::size_t tuning = kDefaultTuning;
   };
@@ -279,6 +278,18 @@ class OnesweepSorter final : public GpuSorter {
         std::min(kMaxCountBlocks,
                  static_cast<std::uint32_t>(multiprocessors_) * kCountBlocksPerMultiprocessor);
     return std::max(1u, std::min(wanted, most));
+  }
+
+  // SortOptions::nearly_sorted: tiles of kSingleTileKeys sorted in place, then the runs that
+  // meet at each tile boundary merged.
+  void launch_presort(std::uint32_t count, bool with_values, StreamHandle stream) {
+    const std::uint32_t tiles = (count + kSingleTileKeys - 1) / kSingleTileKeys;
+    (with_values ? presort_tiles<true>
+                 : presort_tiles<false>)<<<tiles, kSingleTileThreads, 0, stream>>>(problem_.data());
+    (with_values ? presort_merge_halves<true>
+                 : presort_merge_halves<false>)<<<tiles - 1, kSingleTileThreads, 0, stream>>>(
+        problem_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching the Onesweep tile presort");
   }
 
   void launch_on_stream(const GraphShape& shape, StreamHandle stream) {
@@ -395,8 +406,7 @@ class OnesweepSorter final : public GpuSorter {
   std::optional<Problem> uploaded_problem_;
   std::map<PassKernel, std::uint32_t> resident_;  // per kernel, its limit raised once
   GraphCache<GraphShape> graphs_;
-  cudaEvent_t start_ = nullptr;
-  cudaEvent_t stop_ = nullptr;
+  SortReport<Control> report_;
   Pending pending_;
   std::optional<std::size_t> calibrating_tuning_;
 };

@@ -11,6 +11,9 @@
 //                       through the circular table, scatter through shared memory
 //   copy_back           after an odd number of passes, the alternate buffer back to the caller's
 //   sort_single_tile    the whole sort in one block, for small n
+//   presort_tiles,      for nearly sorted input: tiles sorted in place, then the runs where
+//   presort_merge_halves  tiles meet merged, so that count_digits finds the keys sorted and
+//                       no pass runs
 //
 // Index:
 //   [SECTION] Shapes and control blocks
@@ -746,17 +749,24 @@ inline constexpr int kSingleTileThreads = 256;
 inline constexpr int kSingleTileItems = 16;
 inline constexpr std::uint32_t kSingleTileKeys = kSingleTileThreads * kSingleTileItems;
 
-/// The whole sort of n <= kSingleTileKeys keys in one block: one launch, keys held in
-/// registers between passes, the same ranking as a pass; a sorted input or a pass whose digit
-/// is the same for every key costs no data movement. Writes passes_run and early_exit.
 template <bool kWithValues>
-__global__ void __launch_bounds__(kSingleTileThreads)
-    sort_single_tile(const Problem* problem_in, Control* control) {
-  using Shape = PassShape<kSingleTileThreads, kSingleTileItems, kWithValues>;
+using SingleTileShape = PassShape<kSingleTileThreads, kSingleTileItems, kWithValues>;
+
+/// What sort_tile did.
+struct TileSortResult {
+  std::uint32_t passes_run;
+  bool unsorted;  // the order check found two keys out of order
+};
+
+/// Sorts problem.count <= kSingleTileKeys keys (and values) in place with one block: keys held
+/// in registers between passes, the same ranking as a pass; a sorted tile or a pass whose digit
+/// is the same for every key costs no data movement.
+template <bool kWithValues>
+__device__ __forceinline__ TileSortResult
+sort_tile(const Problem& problem, typename SingleTileShape<kWithValues>::Shared& shared) {
+  using Shape = SingleTileShape<kWithValues>;
   constexpr int kItems = kSingleTileItems;
-  __shared__ typename Shape::Shared shared;
   std::uint32_t* value_exchange = shared.value_exchange;
-  const Problem problem = *problem_in;
   const int warp = threadIdx.x / kWarpThreads;
   const int lane = threadIdx.x % kWarpThreads;
   const std::uint32_t first = warp * kWarpThreads * kItems + lane;
@@ -824,9 +834,106 @@ __global__ void __launch_bounds__(kSingleTileThreads)
       }
     }
   }
+  return {passes_run, unsorted};
+}
+
+/// The whole sort of n <= kSingleTileKeys keys in one block, in one launch. Writes
+/// passes_run and early_exit.
+template <bool kWithValues>
+__global__ void __launch_bounds__(kSingleTileThreads)
+    sort_single_tile(const Problem* problem_in, Control* control) {
+  __shared__ typename SingleTileShape<kWithValues>::Shared shared;
+  const TileSortResult result = sort_tile<kWithValues>(*problem_in, shared);
   if (threadIdx.x == 0) {
-    control->passes_run = passes_run;
-    control->early_exit = unsorted ? 0u : 1u;
+    control->passes_run = result.passes_run;
+    control->early_exit = result.unsorted ? 0u : 1u;
+  }
+}
+
+/// The presort of nearly sorted keys, round one: block b sorts the kSingleTileKeys keys from
+/// b * kSingleTileKeys in place. Tiles that are already sorted are only read.
+template <bool kWithValues>
+__global__ void __launch_bounds__(kSingleTileThreads) presort_tiles(const Problem* problem_in) {
+  __shared__ typename SingleTileShape<kWithValues>::Shared shared;
+  Problem tile = *problem_in;
+  const std::uint32_t begin = blockIdx.x * kSingleTileKeys;
+  tile.keys += begin;
+  if constexpr (kWithValues) tile.values += begin;
+  tile.count = min(tile.count - begin, kSingleTileKeys);
+  sort_tile<kWithValues>(tile, shared);
+}
+
+/// Round two: block b merges the two sorted runs that meet at (b + 1) * kSingleTileKeys, the
+/// second half of tile b and the first half of tile b + 1, in place (merge path: each thread
+/// finds where its kSingleTileItems outputs start by a binary search on its diagonal, then
+/// merges them). Runs already in order are only read. Taking the first run's key on ties
+/// keeps the merge stable.
+///
+/// After both rounds the keys are sorted when none was kSingleTileKeys / 2 or more places from
+/// where it belongs. Take p = b * kSingleTileKeys + kSingleTileKeys / 2, where block b's merge
+/// starts: the keys that belong before p were all in tiles up to b, and every key of the tiles
+/// before b belongs before p; so after round one the keys before p are exactly those that
+/// belong there. Round two moves no key across such a point and sorts what lies between two
+/// of them. Keys further off leave disorder that count_digits' order check finds: the passes
+/// then run as usual.
+template <bool kWithValues>
+__global__ void __launch_bounds__(kSingleTileThreads)
+    presort_merge_halves(const Problem* problem_in) {
+  constexpr std::uint32_t kHalf = kSingleTileKeys / 2;
+  __shared__ std::uint32_t keys[kSingleTileKeys];
+  __shared__ std::uint32_t values[kWithValues ? kSingleTileKeys : 1];
+  const Problem problem = *problem_in;
+  const std::uint32_t middle = (blockIdx.x + 1) * kSingleTileKeys;
+  const std::uint32_t begin = middle - kHalf;
+  const std::uint32_t end = min(problem.count, middle + kHalf);
+  if (middle >= end) return;  // no second run
+  const OrderKey order_key(problem);
+  if (order_key(problem.keys[middle - 1]) <= order_key(problem.keys[middle])) return;
+
+  const std::uint32_t count = end - begin;
+  for (std::uint32_t i = threadIdx.x; i < count; i += kSingleTileThreads) {
+    keys[i] = problem.keys[begin + i];
+    if constexpr (kWithValues) values[i] = problem.values[begin + i];
+  }
+  __syncthreads();
+  // Runs a = keys[0, kHalf) and b = keys[kHalf, count); output d takes from a while a's key
+  // is not greater (stable).
+  const std::uint32_t length_b = count - kHalf;
+  const std::uint32_t diagonal = min(threadIdx.x * kSingleTileItems, count);
+  std::uint32_t low = diagonal > length_b ? diagonal - length_b : 0u;  // keys taken from a
+  std::uint32_t high = min(diagonal, kHalf);
+  while (low < high) {
+    const std::uint32_t taken_a = (low + high) / 2;
+    if (order_key(keys[taken_a]) <= order_key(keys[kHalf + diagonal - taken_a - 1])) {
+      low = taken_a + 1;
+    } else {
+      high = taken_a;
+    }
+  }
+  std::uint32_t a = low;
+  std::uint32_t b = kHalf + diagonal - low;
+  std::uint32_t out_keys[kSingleTileItems];
+  std::uint32_t out_values[kWithValues ? kSingleTileItems : 1];
+#pragma unroll
+  for (int item = 0; item < kSingleTileItems; ++item) {
+    const bool from_a = b >= count || (a < kHalf && order_key(keys[a]) <= order_key(keys[b]));
+    const std::uint32_t from = from_a ? a++ : b++;
+    out_keys[item] = from < count ? keys[from] : 0u;
+    if constexpr (kWithValues) out_values[item] = from < count ? values[from] : 0u;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int item = 0; item < kSingleTileItems; ++item) {
+    const std::uint32_t at = diagonal + item;
+    if (at < count) {
+      keys[at] = out_keys[item];
+      if constexpr (kWithValues) values[at] = out_values[item];
+    }
+  }
+  __syncthreads();
+  for (std::uint32_t i = threadIdx.x; i < count; i += kSingleTileThreads) {
+    problem.keys[begin + i] = keys[i];
+    if constexpr (kWithValues) problem.values[begin + i] = values[i];
   }
 }
 

@@ -46,7 +46,13 @@ struct SortOptions {
   int begin_bit = 0;  ///< least significant key bit that takes part in the order
   int end_bit = 32;   ///< one past the most significant; 16 for keys known to be < 65536
   Order order = Order::Ascending;  ///< Descending: largest key first; stable either way
-  StreamHandle stream = nullptr;   ///< GPU sorts run on this stream (nullptr: default stream)
+  /// The keys are close to their sorted order, as in a frame loop that sorts keys laid out in
+  /// last frame's sorted order. Onesweep then first sorts tiles of 4096 keys in place and
+  /// merges the runs where tiles meet, so that keys less than 2048 places from where they
+  /// belong need no global pass (the order check finds them sorted); keys further off cost the
+  /// passes as usual. Other algorithms ignore the hint. The result is the same either way.
+  bool nearly_sorted = false;
+  StreamHandle stream = nullptr;  ///< GPU sorts run on this stream (nullptr: default stream)
 };
 
 /// What the last sort did.
@@ -57,6 +63,7 @@ struct SortStats {
   int passes_run = 0;             ///< passes that moved data
   int passes_skipped = 0;         ///< passes_total - passes_run
   bool early_exit = false;        ///< an order check found the keys sorted before all passes ran
+  bool presorted = false;         ///< SortOptions::nearly_sorted: the tile presort ran first
   double milliseconds = 0;        ///< host clock for Cpu; CUDA events around the whole GPU sort
   std::size_t temp_bytes = 0;     ///< temp storage the sorter holds (host and device)
   std::size_t scratch_bytes = 0;  ///< the GPU sort's temp storage besides its alternate buffers
