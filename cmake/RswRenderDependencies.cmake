@@ -22,6 +22,11 @@ rsw_require_render_dependency(glm_FOUND "GLM" libglm-dev)
 
 pkg_check_modules(RSW_IMGUI QUIET IMPORTED_TARGET imgui)
 rsw_require_render_dependency(RSW_IMGUI_FOUND "Dear ImGui" libimgui-dev)
+# Debian's libimgui.a carries the GLFW and OpenGL 3 backends; their headers sit apart.
+find_path(RSW_IMGUI_BACKENDS_DIR imgui_impl_glfw.h
+  PATHS ${RSW_IMGUI_INCLUDE_DIRS} PATH_SUFFIXES backends NO_DEFAULT_PATH)
+rsw_require_render_dependency(RSW_IMGUI_BACKENDS_DIR "Dear ImGui's GLFW and OpenGL 3 backends"
+  libimgui-dev)
 
 pkg_check_modules(RSW_STB QUIET IMPORTED_TARGET stb)
 rsw_require_render_dependency(RSW_STB_FOUND "stb" libstb-dev)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <glm/geometric.hpp>
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
 #include <glm/mat4x4.hpp>
@@ -47,6 +48,14 @@ void OrbitCamera::orbit(float right, float up) noexcept {
 
 void OrbitCamera::zoom(float factor) noexcept {
   distance = std::max(distance * factor, 1e-3f);
+}
+
+void OrbitCamera::pan(float right, float up) noexcept {
+  const glm::vec3 forward = glm::normalize(vec(target) - vec(eye()));
+  const glm::vec3 side = glm::normalize(glm::cross(forward, glm::vec3(0, 1, 0)));
+  const glm::vec3 above = glm::cross(side, forward);
+  const glm::vec3 moved = vec(target) + distance * (right * side + up * above);
+  target = {moved.x, moved.y, moved.z};
 }
 
 }  // namespace rsw::render

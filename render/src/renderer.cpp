@@ -97,6 +97,13 @@ struct Renderer::Impl {
   std::size_t mapped_count = 0;
 
   explicit Impl(const RendererOptions& setup) : options(setup) {
+    make_framebuffer();
+    make_vertex_array();
+  }
+
+  ~Impl() { release(); }
+
+  void make_framebuffer() {
     glCreateRenderbuffers(1, &colour_buffer);
     glNamedRenderbufferStorage(colour_buffer, GL_RGBA8, options.width, options.height);
     glCreateRenderbuffers(1, &depth_buffer);
@@ -107,16 +114,20 @@ struct Renderer::Impl {
     glNamedFramebufferRenderbuffer(framebuffer, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth_buffer);
     const GLenum status = glCheckNamedFramebufferStatus(framebuffer, GL_FRAMEBUFFER);
     if (status != GL_FRAMEBUFFER_COMPLETE) {
-      release();
+      release_framebuffer();
       throw Error(ErrorKind::OutOfMemory, "the renderer's " + std::to_string(options.width) + "x" +
                                               std::to_string(options.height) +
                                               " framebuffer is incomplete (status 0x" +
                                               std::to_string(status) + ")");
     }
-    make_vertex_array();
   }
 
-  ~Impl() { release(); }
+  void release_framebuffer() {
+    glDeleteFramebuffers(1, &framebuffer);
+    glDeleteRenderbuffers(1, &depth_buffer);
+    glDeleteRenderbuffers(1, &colour_buffer);
+    framebuffer = depth_buffer = colour_buffer = 0;
+  }
 
   void make_vertex_array() {
     const detail::BoxMesh mesh = detail::unit_box_mesh();
@@ -162,24 +173,24 @@ struct Renderer::Impl {
     glDeleteBuffers(1, &mesh_indices);
     glDeleteBuffers(1, &mesh_vertices);
     glDeleteVertexArrays(1, &vertex_array);
-    glDeleteFramebuffers(1, &framebuffer);
-    glDeleteRenderbuffers(1, &depth_buffer);
-    glDeleteRenderbuffers(1, &colour_buffer);
     instances = mesh_indices = mesh_vertices = vertex_array = 0;
-    framebuffer = depth_buffer = colour_buffer = 0;
+    release_framebuffer();
   }
 };
 
 namespace {
 
-RendererOptions checked(RendererOptions options) {
+void check_image_size(int width, int height) {
   const auto in_range = [](int side) { return side >= 1 && side <= kMaxImageSide; };
-  if (!in_range(options.width) || !in_range(options.height)) {
-    throw Error(ErrorKind::InvalidArgument, "renderer image " + std::to_string(options.width) +
-                                                "x" + std::to_string(options.height) +
-                                                ": each side must be 1 .. " +
-                                                std::to_string(kMaxImageSide) + " pixels");
+  if (!in_range(width) || !in_range(height)) {
+    throw Error(ErrorKind::InvalidArgument,
+                "renderer image " + std::to_string(width) + "x" + std::to_string(height) +
+                    ": each side must be 1 .. " + std::to_string(kMaxImageSide) + " pixels");
   }
+}
+
+RendererOptions checked(RendererOptions options) {
+  check_image_size(options.width, options.height);
   if (glad_glCreateFramebuffers == nullptr) {
     throw Error(ErrorKind::DeviceUnavailable,
                 "the renderer needs a current OpenGL 4.5 context (HeadlessContext or a window)");
@@ -245,6 +256,38 @@ void Renderer::draw(std::size_t count, const OrbitCamera& camera) {
     glBindVertexArray(0);
   }
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+void Renderer::draw_over(const std::function<void()>& gl_commands) {
+  const RendererOptions& options = impl_->options;
+  glBindFramebuffer(GL_FRAMEBUFFER, impl_->framebuffer);
+  glViewport(0, 0, options.width, options.height);
+  gl_commands();
+  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+}
+
+void Renderer::blit_to_default_framebuffer(int width, int height) const {
+  const RendererOptions& options = impl_->options;
+  const bool same_size = width == options.width && height == options.height;
+  glBlitNamedFramebuffer(impl_->framebuffer, 0, 0, 0, options.width, options.height, 0, 0, width,
+                         height, GL_COLOR_BUFFER_BIT, same_size ? GL_NEAREST : GL_LINEAR);
+}
+
+void Renderer::resize(int width, int height) {
+  check_image_size(width, height);
+  Impl& state = *impl_;
+  if (width == state.options.width && height == state.options.height) return;
+  const RendererOptions before = state.options;
+  state.release_framebuffer();
+  state.options.width = width;
+  state.options.height = height;
+  try {
+    state.make_framebuffer();
+  } catch (const Error&) {  // keep the image the renderer had
+    state.options = before;
+    state.make_framebuffer();
+    throw;
+  }
 }
 
 void Renderer::finish() const {

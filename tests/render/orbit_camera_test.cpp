@@ -1,4 +1,4 @@
-// OrbitCamera's matrices, checked against points whose images are known.
+// OrbitCamera's matrices, checked against points whose images are known, and its moves.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -64,6 +64,20 @@ TEST(OrbitCamera, OrbitKeepsThePitchOffThePoles) {
   EXPECT_FLOAT_EQ(camera.pitch_degrees, -89);
   camera.zoom(0.5f);
   EXPECT_FLOAT_EQ(camera.distance, 5);
+}
+
+// Panning moves the target across the view: right along the screen's x, up along its y, by
+// the distance times the amount; the view direction does not change.
+TEST(OrbitCamera, PanMovesTheTargetInTheViewPlane) {
+  OrbitCamera camera{.target = {1, 2, 3}, .distance = 4, .yaw_degrees = 0, .pitch_degrees = 0};
+  camera.pan(0.5f, 0.25f);  // looking down -z: screen right is +x, screen up is +y
+  EXPECT_NEAR(camera.target[0], 3, 1e-5);
+  EXPECT_NEAR(camera.target[1], 3, 1e-5);
+  EXPECT_NEAR(camera.target[2], 3, 1e-5);
+  EXPECT_FLOAT_EQ(camera.distance, 4);
+  camera.yaw_degrees = 90;  // eye on +x, looking down -x: screen right is -z
+  camera.pan(0.25f, 0);
+  EXPECT_NEAR(camera.target[2], 2, 1e-5);
 }
 
 }  // namespace

@@ -165,4 +165,19 @@ TEST_F(RendererGl, ImageSizesOutOfRangeAreErrors) {
   }
 }
 
+TEST_F(RendererGl, ResizeChangesTheImageAndKeepsItOnABadSize) {
+  Renderer renderer({.width = 40, .height = 30});
+  renderer.resize(64, 48);
+  renderer.draw_boxes(std::vector{box(0, 0, 0, 2, {0, 1, 0})}, kFront);
+  auto rgba = renderer.read_rgba();
+  ASSERT_EQ(rgba.size(), 64u * 48u * 4u);
+  EXPECT_GT(pixel(renderer, rgba, 32, 24).g, 100);
+  EXPECT_THROW(renderer.resize(0, 48), rsw::Error);
+  EXPECT_EQ(renderer.options().width, 64);
+  EXPECT_EQ(renderer.options().height, 48);
+  renderer.draw_boxes(std::vector{box(0, 0, 0, 2, {0, 1, 0})}, kFront);
+  rgba = renderer.read_rgba();
+  EXPECT_GT(pixel(renderer, rgba, 32, 24).g, 100);
+}
+
 }  // namespace

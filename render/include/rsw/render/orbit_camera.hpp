@@ -32,6 +32,9 @@ struct OrbitCamera {
   RSW_API void orbit(float right, float up) noexcept;
   /// Moves the eye toward the target by `factor` of the distance (0.9: 10% closer).
   RSW_API void zoom(float factor) noexcept;
+  /// Moves the target (and the eye with it) in the view plane: `right` and `up` in units of
+  /// the distance (0.1: a tenth of the way from eye to target).
+  RSW_API void pan(float right, float up) noexcept;
 };
 
 }  // namespace rsw::render

@@ -1,7 +1,7 @@
 // rsw::render::Renderer: instanced boxes drawn with simple lighting into an offscreen image,
 // read back as RGBA or saved as PNG.
 //
-//   rsw::render::HeadlessContext context;         // or, later, a window's context
+//   rsw::render::HeadlessContext context;         // or a Window's context
 //   rsw::render::Renderer renderer({.width = 1280, .height = 720});
 //   renderer.draw_boxes(instances, camera);       // one instance per box: position, size, ...
 //   renderer.save_png("frame.png");
@@ -19,6 +19,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -72,6 +73,15 @@ class RSW_API Renderer {
   /// draws them as draw_boxes() would; throws rsw::Error (InvalidArgument) when nothing is
   /// mapped.
   void draw_mapped(const OrbitCamera& camera);
+  /// Runs `gl_commands` with the renderer's image bound as the draw framebuffer and the
+  /// viewport covering it, after what was drawn so far: how an overlay draws on top.
+  void draw_over(const std::function<void()>& gl_commands);
+  /// Copies the image to the current context's default framebuffer (a window), scaled to
+  /// `width` x `height` pixels.
+  void blit_to_default_framebuffer(int width, int height) const;
+  /// Resizes the image (its contents are lost); throws like the constructor for a size out of
+  /// range. Same size: nothing happens.
+  void resize(int width, int height);
   /// Blocks until the GL work issued so far has finished (glFinish): for timing a frame.
   void finish() const;
   /// The image as RGBA bytes, width * height * 4, top row first.
