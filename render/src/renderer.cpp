@@ -1,7 +1,10 @@
-// Renderer: one draw call of instanced unit cubes into a framebuffer object with a colour and
-// a depth renderbuffer. The instance buffer holds BoxInstance records as they are; the vertex
-// shader scales, rotates (by the quaternion) and moves the cube, and the fragment shader
-// lights it with an ambient term and one directional light.
+// Renderer: instanced meshes, point sprites and a terrain drawn into a framebuffer object with
+// a colour and a depth renderbuffer. Each shape (and the terrain, as one instance of the
+// identity) is a vertex array over its mesh and its own instance buffer, which holds
+// BoxInstance records as they are: the vertex shader scales, rotates (by the quaternion) and
+// moves the mesh, and the fragment shader lights it with an ambient term and one directional
+// light. Sprites are GL points sized by their projected radius; their fragment shader shades
+// the disc as a sphere and writes the sphere's depth.
 #include "rsw/render/renderer.hpp"
 
 #include <glad/gl.h>
@@ -12,8 +15,8 @@
 #include <cstddef>
 #include <string>
 
-#include "box_mesh.hpp"
 #include "instance_interop.hpp"
+#include "meshes.hpp"
 #include "rsw/engine/error.hpp"
 #include "shader_program.hpp"
 
@@ -58,6 +61,50 @@ void main() {
 }
 )";
 
+constexpr const char* kSpriteVertexShader = R"(#version 450 core
+layout(location = 0) in vec3 sphere_centre;
+layout(location = 1) in float sphere_radius;
+layout(location = 2) in vec4 sphere_colour;
+uniform mat4 view;
+uniform mat4 projection;
+uniform float pixels_per_unit;  // image height / (2 tan(fov / 2)): pixels of 1 unit at depth 1
+out vec3 view_centre;
+out float radius;
+out vec3 colour;
+
+void main() {
+  vec4 centre = view * vec4(sphere_centre, 1.0);
+  view_centre = centre.xyz;
+  radius = sphere_radius;
+  colour = sphere_colour.rgb;
+  gl_Position = projection * centre;
+  gl_PointSize = 2.0 * sphere_radius * pixels_per_unit / max(-centre.z, 1e-6);
+}
+)";
+
+constexpr const char* kSpriteFragmentShader = R"(#version 450 core
+in vec3 view_centre;
+in float radius;
+in vec3 colour;
+uniform mat4 projection;
+uniform vec3 view_light;  // towards the light, in view space
+out vec4 fragment;
+
+void main() {
+  vec2 offset = gl_PointCoord * 2.0 - 1.0;  // the disc, +y up
+  offset.y = -offset.y;
+  float squared = dot(offset, offset);
+  if (squared > 1.0) discard;
+  vec3 normal = vec3(offset, sqrt(1.0 - squared));
+  vec4 clip = projection * vec4(view_centre + radius * normal, 1.0);
+  gl_FragDepth = 0.5 * (clip.z / clip.w) + 0.5;
+  float diffuse = max(dot(normal, view_light), 0.0);
+  fragment = vec4(colour * (0.25 + 0.75 * diffuse), 1.0);
+}
+)";
+
+constexpr int kSphereSubdivisions = 2;  // 320 triangles
+
 std::array<float, 3> normalised(const std::array<float, 3>& v) {
   const float length = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
   if (!(length > 0)) return {0, 1, 0};
@@ -80,25 +127,139 @@ Matrix4 multiply(const Matrix4& a, const Matrix4& b) {
 
 }  // namespace
 
+namespace {
+
+// One instance buffer and what CUDA makes of it: a shape's BoxInstance records or the sprites.
+template <class Record>
+struct InstanceBuffer {
+  GLuint buffer = 0;
+  std::size_t capacity = 0;                          // records the buffer holds
+  std::unique_ptr<detail::InstanceInterop> interop;  // the buffer as CUDA sees it, once asked
+  std::size_t mapped_count = 0;
+
+  // Grows the buffer to hold `count` records (contents not kept); true when it was replaced.
+  bool reserve(std::size_t count) {
+    if (count <= capacity && buffer != 0) return false;
+    const std::size_t records = std::max({count, capacity + capacity / 2, std::size_t{1}});
+    interop.reset();  // registered to the buffer being replaced
+    glDeleteBuffers(1, &buffer);
+    glCreateBuffers(1, &buffer);
+    glNamedBufferData(buffer, static_cast<GLsizeiptr>(records * sizeof(Record)), nullptr,
+                      GL_DYNAMIC_DRAW);
+    capacity = records;
+    return true;
+  }
+  void upload(std::span<const Record> records) {
+    glNamedBufferSubData(buffer, 0, static_cast<GLsizeiptr>(records.size_bytes()), records.data());
+  }
+  Record* map(std::size_t count, StreamHandle stream) {
+    if (!interop) interop = std::make_unique<detail::InstanceInterop>(buffer);
+    mapped_count = count;
+    return static_cast<Record*>(interop->map(stream));
+  }
+  std::size_t unmap(const char* caller) {
+    if (!interop || !interop->mapped()) {
+      throw Error(ErrorKind::InvalidArgument,
+                  std::string(caller) + " without a mapping before it (map first)");
+    }
+    interop->unmap();
+    return mapped_count;
+  }
+  void release() {
+    interop.reset();
+    glDeleteBuffers(1, &buffer);
+    buffer = 0;
+    capacity = 0;
+  }
+};
+
+// A mesh drawn instanced: its vertex array reads the mesh at binding 0 and the instances at
+// binding 1, advancing once an instance.
+struct MeshBatch {
+  GLuint vertex_array = 0;
+  GLuint vertices = 0;
+  GLuint indices = 0;
+  GLsizei index_count = 0;
+  InstanceBuffer<BoxInstance> instances;
+
+  void make(const detail::Mesh& mesh) {
+    glCreateBuffers(1, &vertices);
+    glNamedBufferStorage(vertices,
+                         static_cast<GLsizeiptr>(mesh.vertices.size() * sizeof(detail::MeshVertex)),
+                         mesh.vertices.data(), 0);
+    glCreateBuffers(1, &indices);
+    glNamedBufferStorage(indices,
+                         static_cast<GLsizeiptr>(mesh.indices.size() * sizeof(std::uint32_t)),
+                         mesh.indices.data(), 0);
+    index_count = static_cast<GLsizei>(mesh.indices.size());
+    glCreateVertexArrays(1, &vertex_array);
+    glVertexArrayVertexBuffer(vertex_array, 0, vertices, 0, sizeof(detail::MeshVertex));
+    glVertexArrayElementBuffer(vertex_array, indices);
+    const auto attribute = [&](GLuint location, GLuint binding, GLint components,
+                               std::size_t offset) {
+      glEnableVertexArrayAttrib(vertex_array, location);
+      glVertexArrayAttribFormat(vertex_array, location, components, GL_FLOAT, GL_FALSE,
+                                static_cast<GLuint>(offset));
+      glVertexArrayAttribBinding(vertex_array, location, binding);
+    };
+    attribute(0, 0, 3, offsetof(detail::MeshVertex, position));
+    attribute(1, 0, 3, offsetof(detail::MeshVertex, normal));
+    attribute(2, 1, 3, offsetof(BoxInstance, centre));
+    attribute(3, 1, 3, offsetof(BoxInstance, size));
+    attribute(4, 1, 4, offsetof(BoxInstance, orientation));
+    attribute(5, 1, 4, offsetof(BoxInstance, colour));
+    glVertexArrayBindingDivisor(vertex_array, 1, 1);
+  }
+  void reserve(std::size_t count) {
+    if (instances.reserve(count)) {
+      glVertexArrayVertexBuffer(vertex_array, 1, instances.buffer, 0, sizeof(BoxInstance));
+    }
+  }
+  void release() {
+    instances.release();
+    glDeleteBuffers(1, &indices);
+    glDeleteBuffers(1, &vertices);
+    glDeleteVertexArrays(1, &vertex_array);
+    vertex_array = vertices = indices = 0;
+  }
+};
+
+}  // namespace
+
 struct Renderer::Impl {
   RendererOptions options;
   detail::ShaderProgram program{kVertexShader, kFragmentShader};
   GLint view_projection_location = program.uniform("view_projection");
   GLint light_location = program.uniform("light_direction");
+  detail::ShaderProgram sprites{kSpriteVertexShader, kSpriteFragmentShader};
+  GLint sprite_view_location = sprites.uniform("view");
+  GLint sprite_projection_location = sprites.uniform("projection");
+  GLint sprite_scale_location = sprites.uniform("pixels_per_unit");
+  GLint sprite_light_location = sprites.uniform("view_light");
   GLuint framebuffer = 0;
   GLuint colour_buffer = 0;
   GLuint depth_buffer = 0;
-  GLuint vertex_array = 0;
-  GLuint mesh_vertices = 0;
-  GLuint mesh_indices = 0;
-  GLuint instances = 0;
-  std::size_t instance_capacity = 0;  // BoxInstance records the instance buffer holds
-  std::unique_ptr<detail::InstanceInterop> interop;  // the buffer as CUDA sees it, once asked
-  std::size_t mapped_count = 0;
+  std::array<MeshBatch, 3> shapes;  // by Shape
+  MeshBatch terrain;                // one identity instance, when a height field is set
+  GLuint sprite_array = 0;
+  InstanceBuffer<SphereInstance> spheres;
+  OrbitCamera camera;  // of the frame begun last
 
   explicit Impl(const RendererOptions& setup) : options(setup) {
     make_framebuffer();
-    make_vertex_array();
+    shapes[static_cast<int>(Shape::Box)].make(detail::unit_box());
+    shapes[static_cast<int>(Shape::Chair)].make(detail::unit_chair());
+    shapes[static_cast<int>(Shape::Sphere)].make(detail::unit_sphere(kSphereSubdivisions));
+    glCreateVertexArrays(1, &sprite_array);
+    const auto attribute = [&](GLuint location, GLint components, std::size_t offset) {
+      glEnableVertexArrayAttrib(sprite_array, location);
+      glVertexArrayAttribFormat(sprite_array, location, components, GL_FLOAT, GL_FALSE,
+                                static_cast<GLuint>(offset));
+      glVertexArrayAttribBinding(sprite_array, location, 0);
+    };
+    attribute(0, 3, offsetof(SphereInstance, centre));
+    attribute(1, 1, offsetof(SphereInstance, radius));
+    attribute(2, 4, offsetof(SphereInstance, colour));
   }
 
   ~Impl() { release(); }
@@ -129,51 +290,72 @@ struct Renderer::Impl {
     framebuffer = depth_buffer = colour_buffer = 0;
   }
 
-  void make_vertex_array() {
-    const detail::BoxMesh mesh = detail::unit_box_mesh();
-    glCreateBuffers(1, &mesh_vertices);
-    glNamedBufferStorage(mesh_vertices, sizeof(mesh.vertices), mesh.vertices.data(), 0);
-    glCreateBuffers(1, &mesh_indices);
-    glNamedBufferStorage(mesh_indices, sizeof(mesh.indices), mesh.indices.data(), 0);
-    glCreateVertexArrays(1, &vertex_array);
-    glVertexArrayVertexBuffer(vertex_array, 0, mesh_vertices, 0, sizeof(detail::MeshVertex));
-    glVertexArrayElementBuffer(vertex_array, mesh_indices);
-    const auto attribute = [&](GLuint location, GLuint binding, GLint components,
-                               std::size_t offset) {
-      glEnableVertexArrayAttrib(vertex_array, location);
-      glVertexArrayAttribFormat(vertex_array, location, components, GL_FLOAT, GL_FALSE,
-                                static_cast<GLuint>(offset));
-      glVertexArrayAttribBinding(vertex_array, location, binding);
-    };
-    attribute(0, 0, 3, offsetof(detail::MeshVertex, position));
-    attribute(1, 0, 3, offsetof(detail::MeshVertex, normal));
-    attribute(2, 1, 3, offsetof(BoxInstance, centre));
-    attribute(3, 1, 3, offsetof(BoxInstance, size));
-    attribute(4, 1, 4, offsetof(BoxInstance, orientation));
-    attribute(5, 1, 4, offsetof(BoxInstance, colour));
-    glVertexArrayBindingDivisor(vertex_array, 1, 1);  // binding 1 advances once an instance
+  void reserve_spheres(std::size_t count) {
+    if (spheres.reserve(count)) {
+      glVertexArrayVertexBuffer(sprite_array, 0, spheres.buffer, 0, sizeof(SphereInstance));
+    }
   }
 
-  // The instance buffer, grown to hold `count` records (contents not kept).
-  void reserve_instances(std::size_t count) {
-    if (count <= instance_capacity) return;
-    const std::size_t capacity = std::max(count, instance_capacity + instance_capacity / 2);
-    interop.reset();  // registered to the buffer being replaced
-    glDeleteBuffers(1, &instances);
-    glCreateBuffers(1, &instances);
-    glNamedBufferData(instances, static_cast<GLsizeiptr>(capacity * sizeof(BoxInstance)), nullptr,
-                      GL_DYNAMIC_DRAW);
-    instance_capacity = capacity;
-    glVertexArrayVertexBuffer(vertex_array, 1, instances, 0, sizeof(BoxInstance));
+  MeshBatch& shape(Shape which) { return shapes[static_cast<std::size_t>(which)]; }
+
+  void draw_batch(MeshBatch& batch, std::size_t count) {
+    if (count == 0) return;
+    bind_frame();
+    const float aspect = static_cast<float>(options.width) / static_cast<float>(options.height);
+    const Matrix4 view_projection = multiply(camera.projection(aspect), camera.view());
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glUseProgram(program.handle());
+    glUniformMatrix4fv(view_projection_location, 1, GL_FALSE, view_projection.data());
+    glUniform3fv(light_location, 1, options.light_direction.data());
+    glBindVertexArray(batch.vertex_array);
+    glDrawElementsInstanced(GL_TRIANGLES, batch.index_count, GL_UNSIGNED_INT, nullptr,
+                            static_cast<GLsizei>(count));
+    glBindVertexArray(0);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  }
+
+  void draw_sprites(std::size_t count) {
+    if (count == 0) return;
+    bind_frame();
+    const float aspect = static_cast<float>(options.width) / static_cast<float>(options.height);
+    const Matrix4 view = camera.view();
+    const Matrix4 projection = camera.projection(aspect);
+    // The light in view space: the view's rotation (upper 3x3, column-major) times it.
+    const std::array<float, 3>& light = options.light_direction;
+    std::array<float, 3> view_light{};
+    for (int row = 0; row < 3; ++row) {
+      for (int k = 0; k < 3; ++k)
+        view_light[row] += view[k * 4 + row] * light[k];
+    }
+    const float pixels_per_unit = static_cast<float>(options.height) * projection[5] / 2.0f;
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    glEnable(GL_PROGRAM_POINT_SIZE);
+    glUseProgram(sprites.handle());
+    glUniformMatrix4fv(sprite_view_location, 1, GL_FALSE, view.data());
+    glUniformMatrix4fv(sprite_projection_location, 1, GL_FALSE, projection.data());
+    glUniform1f(sprite_scale_location, pixels_per_unit);
+    glUniform3fv(sprite_light_location, 1, view_light.data());
+    glBindVertexArray(sprite_array);
+    glDrawArrays(GL_POINTS, 0, static_cast<GLsizei>(count));
+    glBindVertexArray(0);
+    glDisable(GL_PROGRAM_POINT_SIZE);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  }
+
+  void bind_frame() const {
+    glBindFramebuffer(GL_FRAMEBUFFER, framebuffer);
+    glViewport(0, 0, options.width, options.height);
   }
 
   void release() {
-    interop.reset();
-    glDeleteBuffers(1, &instances);
-    glDeleteBuffers(1, &mesh_indices);
-    glDeleteBuffers(1, &mesh_vertices);
-    glDeleteVertexArrays(1, &vertex_array);
-    instances = mesh_indices = mesh_vertices = vertex_array = 0;
+    for (MeshBatch& batch : shapes)
+      batch.release();
+    terrain.release();
+    spheres.release();
+    glDeleteVertexArrays(1, &sprite_array);
+    sprite_array = 0;
     release_framebuffer();
   }
 };
@@ -205,57 +387,95 @@ Renderer::Renderer(RendererOptions options) : impl_(std::make_unique<Impl>(check
 
 Renderer::~Renderer() = default;
 
-void Renderer::draw_boxes(std::span<const BoxInstance> boxes, const OrbitCamera& camera) {
-  if (!boxes.empty()) {
-    impl_->reserve_instances(boxes.size());
-    glNamedBufferSubData(impl_->instances, 0, static_cast<GLsizeiptr>(boxes.size_bytes()),
-                         boxes.data());
-  }
-  draw(boxes.size(), camera);
-}
-
-DeviceSpan<BoxInstance> Renderer::map_instances(std::size_t count, StreamHandle stream) {
+void Renderer::begin_frame(const OrbitCamera& camera) {
   Impl& state = *impl_;
-  state.reserve_instances(std::max<std::size_t>(count, 1));
-  if (!state.interop) state.interop = std::make_unique<detail::InstanceInterop>(state.instances);
-  auto* first = static_cast<BoxInstance*>(state.interop->map(stream));
-  state.mapped_count = count;
-  return {first, count};
-}
-
-void Renderer::draw_mapped(const OrbitCamera& camera) {
-  Impl& state = *impl_;
-  if (!state.interop || !state.interop->mapped()) {
-    throw Error(ErrorKind::InvalidArgument, "draw_mapped() without map_instances() before it");
-  }
-  state.interop->unmap();
-  draw(state.mapped_count, camera);
-}
-
-void Renderer::draw(std::size_t count, const OrbitCamera& camera) {
-  Impl& state = *impl_;
+  state.camera = camera;
   const RendererOptions& options = state.options;
-  glBindFramebuffer(GL_FRAMEBUFFER, state.framebuffer);
-  glViewport(0, 0, options.width, options.height);
-  glEnable(GL_DEPTH_TEST);
-  glDepthFunc(GL_LESS);
   const float clear_colour[4] = {options.background[0], options.background[1],
                                  options.background[2], 1.0f};
   const float clear_depth = 1.0f;
   glClearNamedFramebufferfv(state.framebuffer, GL_COLOR, 0, clear_colour);
   glClearNamedFramebufferfv(state.framebuffer, GL_DEPTH, 0, &clear_depth);
-  if (count > 0) {
-    const float aspect = static_cast<float>(options.width) / static_cast<float>(options.height);
-    const Matrix4 view_projection = multiply(camera.projection(aspect), camera.view());
-    glUseProgram(state.program.handle());
-    glUniformMatrix4fv(state.view_projection_location, 1, GL_FALSE, view_projection.data());
-    glUniform3fv(state.light_location, 1, options.light_direction.data());
-    glBindVertexArray(state.vertex_array);
-    glDrawElementsInstanced(GL_TRIANGLES, 36, GL_UNSIGNED_SHORT, nullptr,
-                            static_cast<GLsizei>(count));
-    glBindVertexArray(0);
+}
+
+void Renderer::draw_instances(Shape shape, std::span<const BoxInstance> instances) {
+  if (instances.empty()) return;
+  MeshBatch& batch = impl_->shape(shape);
+  batch.reserve(instances.size());
+  batch.instances.upload(instances);
+  impl_->draw_batch(batch, instances.size());
+}
+
+DeviceSpan<BoxInstance> Renderer::map_instances(Shape shape, std::size_t count,
+                                                StreamHandle stream) {
+  MeshBatch& batch = impl_->shape(shape);
+  batch.reserve(count);
+  return {batch.instances.map(count, stream), count};
+}
+
+void Renderer::draw_mapped(Shape shape) {
+  MeshBatch& batch = impl_->shape(shape);
+  impl_->draw_batch(batch, batch.instances.unmap("draw_mapped()"));
+}
+
+void Renderer::draw_spheres(std::span<const SphereInstance> spheres) {
+  if (spheres.empty()) return;
+  impl_->reserve_spheres(spheres.size());
+  impl_->spheres.upload(spheres);
+  impl_->draw_sprites(spheres.size());
+}
+
+DeviceSpan<SphereInstance> Renderer::map_spheres(std::size_t count, StreamHandle stream) {
+  impl_->reserve_spheres(count);
+  return {impl_->spheres.map(count, stream), count};
+}
+
+void Renderer::draw_mapped_spheres() {
+  impl_->draw_sprites(impl_->spheres.unmap("draw_mapped_spheres()"));
+}
+
+void Renderer::set_height_field(const HeightField& field) {
+  const auto bad = [&](const std::string& why) {
+    throw Error(ErrorKind::InvalidArgument, "height field " + std::to_string(field.columns) + "x" +
+                                                std::to_string(field.rows) + ": " + why);
+  };
+  if (field.columns < 2 || field.rows < 2) bad("needs at least 2 x 2 samples");
+  if (field.heights.size() != static_cast<std::size_t>(field.columns) * field.rows) {
+    bad(std::to_string(field.heights.size()) + " heights, not columns x rows");
   }
-  glBindFramebuffer(GL_FRAMEBUFFER, 0);
+  if (!(field.max_x > field.min_x) || !(field.max_z > field.min_z)) bad("empty extent");
+  const auto not_finite =
+      std::ranges::find_if_not(field.heights, [](float h) { return std::isfinite(h); });
+  if (not_finite != field.heights.end()) {
+    bad("height " + std::to_string(not_finite - field.heights.begin()) + " is not finite");
+  }
+  MeshBatch& terrain = impl_->terrain;
+  terrain.release();
+  terrain.make(detail::height_field_mesh(field));
+  BoxInstance identity;
+  std::copy(field.colour.begin(), field.colour.end(), identity.colour);
+  terrain.reserve(1);
+  terrain.instances.upload(std::span(&identity, 1));
+}
+
+void Renderer::draw_height_field() {
+  if (impl_->terrain.index_count > 0) impl_->draw_batch(impl_->terrain, 1);
+}
+
+void Renderer::draw_boxes(std::span<const BoxInstance> boxes, const OrbitCamera& camera) {
+  begin_frame(camera);
+  draw_instances(Shape::Box, boxes);
+}
+
+DeviceSpan<BoxInstance> Renderer::map_instances(std::size_t count, StreamHandle stream) {
+  return map_instances(Shape::Box, count, stream);
+}
+
+void Renderer::draw_mapped(const OrbitCamera& camera) {
+  MeshBatch& boxes = impl_->shape(Shape::Box);
+  const std::size_t count = boxes.instances.unmap("draw_mapped()");
+  begin_frame(camera);
+  impl_->draw_batch(boxes, count);
 }
 
 void Renderer::draw_over(const std::function<void()>& gl_commands) {

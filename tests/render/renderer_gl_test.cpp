@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -178,6 +179,104 @@ TEST_F(RendererGl, ResizeChangesTheImageAndKeepsItOnABadSize) {
   renderer.draw_boxes(std::vector{box(0, 0, 0, 2, {0, 1, 0})}, kFront);
   rgba = renderer.read_rgba();
   EXPECT_GT(pixel(renderer, rgba, 32, 24).g, 100);
+}
+
+rsw::render::SphereInstance sprite(float x, float y, float z, float radius,
+                                   std::array<float, 3> colour) {
+  rsw::render::SphereInstance sphere;
+  sphere.centre[0] = x;
+  sphere.centre[1] = y;
+  sphere.centre[2] = z;
+  sphere.radius = radius;
+  std::copy(colour.begin(), colour.end(), sphere.colour);
+  return sphere;
+}
+
+// A sprite of radius 1 at 10 units covers a disc of 7.7 pixels around its centre, lit from
+// above more than from below; outside the disc is the background.
+TEST_F(RendererGl, SpritesAreLitDiscsOfTheirProjectedRadius) {
+  Renderer renderer({.width = 64, .height = 64});
+  renderer.begin_frame(kFront);
+  renderer.draw_spheres(std::vector{sprite(0, 0, 0, 1, {1, 1, 1})});
+  const auto rgba = renderer.read_rgba();
+  EXPECT_GT(pixel(renderer, rgba, 32, 32).r, 120);  // (0.25 + 0.75 * 0.49) * 255 facing us
+  EXPECT_GT(pixel(renderer, rgba, 32 + 6, 32).r, 60) << "inside the disc";
+  EXPECT_NEAR(pixel(renderer, rgba, 32 + 10, 32).r, 20, 3) << "outside the disc";
+  EXPECT_NEAR(pixel(renderer, rgba, 32, 32 + 10).r, 20, 3) << "outside the disc";
+  EXPECT_GT(pixel(renderer, rgba, 32, 32 - 5).r, pixel(renderer, rgba, 32, 32 + 5).r + 30)
+      << "the top faces the light";
+}
+
+// Sprites write their sphere's depth: a box passing through a sprite's centre shows in front
+// of the sprite's edge and behind its middle.
+TEST_F(RendererGl, SpritesAndMeshesShareTheDepthBuffer) {
+  Renderer renderer({.width = 64, .height = 64});
+  renderer.begin_frame(kFront);
+  renderer.draw_spheres(std::vector{sprite(0, 0, 0, 2, {1, 0, 0})});
+  BoxInstance slab = box(0, 0, 0, 3, {0, 0, 1});
+  slab.size[0] = 8;  // a wide slab through the sphere's centre, its front at z = 1.5
+  slab.size[1] = 0.5f;
+  renderer.draw_instances(rsw::render::Shape::Box, std::vector{slab});
+  const auto rgba = renderer.read_rgba();
+  const Rgb middle = pixel(renderer, rgba, 32, 32);  // the sphere's front is at z = 2
+  EXPECT_GT(middle.r, 100);
+  EXPECT_LT(middle.b, 60);
+  const Rgb edge = pixel(renderer, rgba, 32 + 14, 32);  // 1.8 units out: the sphere at z = 0.8
+  EXPECT_GT(edge.b, 100);
+  EXPECT_LT(edge.r, 60);
+}
+
+// A chair seen from the front: its seat across the middle, its legs below at the sides, and
+// the gap between the legs shows the background.
+TEST_F(RendererGl, ChairsStandOnTheirLegs) {
+  Renderer renderer({.width = 64, .height = 64});
+  renderer.begin_frame(kFront);
+  BoxInstance chair = box(0, 0, 0, 4, {1, 1, 0});
+  renderer.draw_instances(rsw::render::Shape::Chair, std::vector{chair});
+  const auto rgba = renderer.read_rgba();
+  // The seat spans y in [-0.2, 0.2]; the front legs, x in +-[1.52, 2] and 8 units from the eye
+  // (9.7 pixels a unit), reach 14.7 to 19.3 pixels out from the middle, below the seat.
+  EXPECT_GT(pixel(renderer, rgba, 32, 32).r, 60) << "the seat";
+  EXPECT_GT(pixel(renderer, rgba, 32 - 17, 32 + 8).r, 60) << "a front leg";
+  EXPECT_NEAR(pixel(renderer, rgba, 32, 32 + 8).r, 20, 3) << "between the legs";
+  EXPECT_GT(pixel(renderer, rgba, 32, 32 - 8).r, 60) << "the back, behind the seat";
+}
+
+TEST_F(RendererGl, SphereMeshesAreRound) {
+  Renderer renderer({.width = 64, .height = 64});
+  renderer.begin_frame(kFront);
+  renderer.draw_instances(rsw::render::Shape::Sphere, std::vector{box(0, 0, 0, 2, {0, 1, 0})});
+  const auto rgba = renderer.read_rgba();
+  EXPECT_GT(pixel(renderer, rgba, 32, 32).g, 100);
+  EXPECT_GT(pixel(renderer, rgba, 32 + 6, 32).g, 40) << "inside the radius (7.7 px)";
+  // A box of the same size would cover its corner at (5.4, 5.4) px; the sphere does not.
+  EXPECT_NEAR(pixel(renderer, rgba, 32 + 6, 32 + 6).g, 23, 3);
+}
+
+TEST_F(RendererGl, TheHeightFieldIsDrawnUnderTheCamera) {
+  Renderer renderer({.width = 64, .height = 64});
+  rsw::render::HeightField field{
+      .columns = 3, .rows = 3, .min_x = -4, .max_x = 4, .min_z = -4, .max_z = 4};
+  field.heights.assign(9, -1.0f);
+  field.colour = {0, 1, 0};
+  renderer.draw_height_field();  // nothing set yet: nothing drawn, no error
+  renderer.set_height_field(field);
+  const OrbitCamera above{.distance = 6, .yaw_degrees = 0, .pitch_degrees = 60};
+  renderer.begin_frame(above);
+  renderer.draw_height_field();
+  const auto rgba = renderer.read_rgba();
+  EXPECT_GT(pixel(renderer, rgba, 32, 32).g, 100);  // lit from above: bright green
+  EXPECT_LT(pixel(renderer, rgba, 32, 32).r, 30);
+  // The top row looks 37.5 degrees down, reaching y = -1 at z = -5: beyond the far edge.
+  EXPECT_NEAR(pixel(renderer, rgba, 32, 1).g, 23, 3) << "the sky beyond the terrain";
+
+  for (const auto& bad :
+       {rsw::render::HeightField{.columns = 1, .rows = 3},
+        rsw::render::HeightField{.columns = 2, .rows = 2, .heights = {0, 0, 0}},
+        rsw::render::HeightField{.columns = 2, .rows = 2, .max_x = 0, .heights = {0, 0, 0, 0}},
+        rsw::render::HeightField{.columns = 2, .rows = 2, .heights = {0, 0, NAN, 0}}}) {
+    EXPECT_THROW(renderer.set_height_field(bad), rsw::Error);
+  }
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// CUDA-GL interop: instances written by a kernel into the mapped GL buffer must draw exactly
-// as the same instances uploaded from the host. Needs a CUDA device and an EGL context on it
-// (labels gpu and gl); skipped, saying why, elsewhere.
+// CUDA-GL interop: instances and sprites written by a kernel into the mapped GL buffers must
+// draw exactly as the same ones uploaded from the host. Needs a CUDA device and an EGL context on
+// it (labels gpu and gl); skipped, saying why, elsewhere.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -53,6 +53,28 @@ TEST_F(RendererInterop, KernelWrittenInstancesDrawAsUploadedOnes) {
     const std::size_t left = (32u * 96u + 48u - 15u) * 4u;
     EXPECT_GT(from_kernel[left], 100) << count << " instances";
   }
+}
+
+TEST_F(RendererInterop, KernelWrittenSpritesAndChairsDrawAsUploadedOnes) {
+  Renderer renderer({.width = 96, .height = 64});
+  rsw::Stream stream;
+  for (const std::size_t count : {1u, 10007u, 5u}) {
+    renderer.begin_frame(kFront);
+    testing_instances::write_spheres(renderer.map_spheres(count, stream.handle()).data, count,
+                                     stream.handle());
+    renderer.draw_mapped_spheres();
+    const auto chairs = renderer.map_instances(rsw::render::Shape::Chair, count, stream.handle());
+    testing_instances::write_instances(chairs.data, count, stream.handle());
+    renderer.draw_mapped(rsw::render::Shape::Chair);
+    const std::vector<std::uint8_t> from_kernel = renderer.read_rgba();
+
+    renderer.begin_frame(kFront);
+    renderer.draw_spheres(testing_instances::host_spheres(count));
+    renderer.draw_instances(rsw::render::Shape::Chair, testing_instances::host_instances(count));
+    EXPECT_EQ(from_kernel, renderer.read_rgba()) << count << " sprites and chairs";
+    EXPECT_GT(from_kernel[(32u * 96u + 48u - 15u) * 4u], 100) << "chair 0, red, at x = -2";
+  }
+  EXPECT_THROW(renderer.draw_mapped_spheres(), rsw::Error);  // handed back already
 }
 
 TEST_F(RendererInterop, DrawMappedNeedsAMapping) {

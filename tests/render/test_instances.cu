@@ -24,9 +24,26 @@ __host__ __device__ BoxInstance instance(std::size_t i) {
   return box;
 }
 
+__host__ __device__ SphereInstance sphere(std::size_t i) {
+  SphereInstance sprite;
+  sprite.centre[0] = -3.0f + 6.0f * static_cast<float>(i % 100) / 99.0f;
+  sprite.centre[1] = -3.0f + 6.0f * static_cast<float>(i / 100 % 100) / 99.0f;
+  sprite.centre[2] = -static_cast<float>(i % 7);
+  sprite.radius = i == 0 ? 1.0f : 0.03f;
+  sprite.colour[0] = static_cast<float>(i % 3) / 2.0f;
+  sprite.colour[1] = 1.0f;
+  sprite.colour[2] = 0.5f;
+  return sprite;
+}
+
 __global__ void write(BoxInstance* out, std::size_t count) {
   const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (i < count) out[i] = instance(i);
+}
+
+__global__ void write(SphereInstance* out, std::size_t count) {
+  const std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (i < count) out[i] = sphere(i);
 }
 
 }  // namespace
@@ -43,6 +60,20 @@ void write_instances(BoxInstance* out, std::size_t count, StreamHandle stream) {
   const auto blocks = static_cast<unsigned int>((count + 255) / 256);
   write<<<blocks, 256, 0, stream>>>(out, count);
   RSW_CUDA_CHECK_LAUNCH("launching the test instance writer");
+}
+
+std::vector<SphereInstance> host_spheres(std::size_t count) {
+  std::vector<SphereInstance> spheres(count);
+  for (std::size_t i = 0; i < count; ++i)
+    spheres[i] = sphere(i);
+  return spheres;
+}
+
+void write_spheres(SphereInstance* out, std::size_t count, StreamHandle stream) {
+  if (count == 0) return;
+  const auto blocks = static_cast<unsigned int>((count + 255) / 256);
+  write<<<blocks, 256, 0, stream>>>(out, count);
+  RSW_CUDA_CHECK_LAUNCH("launching the test sphere writer");
 }
 
 }  // namespace rsw::render::testing

@@ -1,4 +1,5 @@
-// Box instances written by a kernel (for the interop tests) and the same ones on the host.
+// Box instances and sprites written by a kernel (for the interop tests) and the same ones on
+// the host.
 #pragma once
 
 #include <cstddef>
@@ -14,5 +15,9 @@ namespace rsw::render::testing {
 std::vector<BoxInstance> host_instances(std::size_t count);
 /// The same instances, written into device memory by a kernel on `stream`.
 void write_instances(BoxInstance* out, std::size_t count, StreamHandle stream);
+/// Sprites on the same grid at depths 0 .. -6, sphere 0 of radius 1, the rest small.
+std::vector<SphereInstance> host_spheres(std::size_t count);
+/// The same sprites, written into device memory by a kernel on `stream`.
+void write_spheres(SphereInstance* out, std::size_t count, StreamHandle stream);
 
 }  // namespace rsw::render::testing

@@ -36,6 +36,9 @@ class WindowGl : public ::testing::Test {
       GTEST_SKIP() << error.what();
     }
     std::printf("window: %s\n", window_->description().c_str());
+    // This test reads the window's pixels with GL itself. In a shared build its GLAD is not
+    // the library's (each has its own function pointers), so it loads its own.
+    ASSERT_NE(gladLoaderLoadGL(), 0);
   }
 
   std::optional<Window> window_;

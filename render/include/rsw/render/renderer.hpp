@@ -1,18 +1,23 @@
-// rsw::render::Renderer: instanced boxes drawn with simple lighting into an offscreen image,
-// read back as RGBA or saved as PNG.
+// rsw::render::Renderer: instanced meshes (boxes, chairs, spheres), point-sprite spheres for
+// millions of particles and a height-field terrain, lit simply, drawn into an offscreen image
+// that is read back as RGBA, saved as PNG, or shown by a Window.
 //
 //   rsw::render::HeadlessContext context;         // or a Window's context
 //   rsw::render::Renderer renderer({.width = 1280, .height = 720});
-//   renderer.draw_boxes(instances, camera);       // one instance per box: position, size, ...
+//   renderer.begin_frame(camera);                 // clears the image
+//   renderer.draw_height_field();                 // after set_height_field()
+//   renderer.draw_instances(Shape::Chair, chairs);  // position, size, orientation, colour
+//   renderer.draw_spheres(particles);             // centre, radius, colour
 //   renderer.save_png("frame.png");
 //
-// The per-instance data lives in one GL buffer. draw_boxes() uploads it from host memory;
-// with CUDA, map_instances() lends the same buffer to a kernel instead (CUDA-GL interop: no
-// copy through the host) and draw_mapped() draws what the kernel wrote:
+// Per-instance data lives in GL buffers, one per shape and one for the sprites. The draw_*
+// calls upload it from host memory; with CUDA, map_instances() / map_spheres() lend the same
+// buffer to a kernel instead (CUDA-GL interop: no copy through the host) and draw_mapped() /
+// draw_mapped_spheres() draw what the kernel wrote:
 //
-//   rsw::DeviceSpan<BoxInstance> out = renderer.map_instances(n, stream);
+//   rsw::DeviceSpan<BoxInstance> out = renderer.map_instances(Shape::Box, n, stream);
 //   write_instances<<<blocks, threads, 0, stream>>>(bodies, out.data, n);
-//   renderer.draw_mapped(camera);
+//   renderer.draw_mapped(Shape::Box);
 //
 // Needs a current OpenGL 4.5 core context on the calling thread for its whole life.
 #pragma once
@@ -32,15 +37,44 @@
 
 namespace rsw::render {
 
-/// One box to draw: 64 bytes, the layout of the GL instance buffer.
+/// The meshes drawn instanced, each in the unit cube [-0.5, 0.5]^3 that an instance scales.
+enum class Shape {
+  Box,     ///< the unit cube
+  Chair,   ///< a seat at half height on four legs, its back on the -z side, up +y
+  Sphere,  ///< a sphere of diameter 1 (a subdivided icosahedron), for bodies seen up close
+};
+
+/// One instance of a Shape: 64 bytes, the layout of the GL instance buffer.
 struct BoxInstance {
-  float centre[3] = {0, 0, 0};          ///< world position of the box's centre
-  float size[3] = {1, 1, 1};            ///< edge lengths along the box's own axes
+  float centre[3] = {0, 0, 0};          ///< world position of the shape's centre
+  float size[3] = {1, 1, 1};            ///< the unit shape's scale along its own axes
   float orientation[4] = {0, 0, 0, 1};  ///< unit quaternion (x, y, z, w); identity: axis-aligned
   float colour[4] = {0.8f, 0.8f, 0.8f, 1};  ///< linear RGB and alpha (alpha is not blended)
   float unused[2] = {0, 0};                 ///< padding to 64 bytes (a kernel writes whole records)
 };
 static_assert(sizeof(BoxInstance) == 64, "BoxInstance is the GL instance layout");
+
+/// One point-sprite sphere: 32 bytes, the layout of the GL sprite buffer. Drawn as a screen
+/// square, shaded and depth-correct as a sphere; cheap enough for millions. Sprites are
+/// limited to the GL implementation's largest point size (Mesa's llvmpipe: 255 pixels).
+struct SphereInstance {
+  float centre[3] = {0, 0, 0};              ///< world position
+  float radius = 0.5f;                      ///< world units
+  float colour[4] = {0.8f, 0.8f, 0.8f, 1};  ///< linear RGB and alpha (alpha is not blended)
+};
+static_assert(sizeof(SphereInstance) == 32, "SphereInstance is the GL sprite layout");
+
+/// A terrain: heights on a regular grid over [min_x, max_x] x [min_z, max_z], +y up.
+struct HeightField {
+  int columns = 0;             ///< samples along x, >= 2
+  int rows = 0;                ///< samples along z, >= 2
+  float min_x = 0;             ///< world x of column 0
+  float max_x = 1;             ///< world x of the last column, > min_x
+  float min_z = 0;             ///< world z of row 0
+  float max_z = 1;             ///< world z of the last row, > min_z
+  std::vector<float> heights;  ///< rows * columns world heights (y), row by row, finite
+  std::array<float, 3> colour = {0.35f, 0.55f, 0.3f};  ///< linear RGB
+};
 
 /// Setup of a Renderer.
 struct RendererOptions {
@@ -62,16 +96,38 @@ class RSW_API Renderer {
   Renderer(const Renderer&) = delete;
   Renderer& operator=(const Renderer&) = delete;
 
-  /// Clears the image and draws `boxes` (host memory) as seen by `camera`.
+  /// Starts a frame: clears the image and sets the camera for the draws that follow.
+  void begin_frame(const OrbitCamera& camera);
+  /// Draws `instances` (host memory) of `shape` into the frame.
+  void draw_instances(Shape shape, std::span<const BoxInstance> instances);
+  /// Room for `count` instances of `shape` in its GL instance buffer, mapped into CUDA for
+  /// work queued on `stream` (the buffer is registered with CUDA once, and again when it
+  /// grows). Throws rsw::Error (DeviceUnavailable) in a build without CUDA, or rsw::Error
+  /// (Cuda) when the GL context is not on the current CUDA device.
+  DeviceSpan<BoxInstance> map_instances(Shape shape, std::size_t count,
+                                        StreamHandle stream = nullptr);
+  /// Hands `shape`'s mapped instances back to GL (after the work queued on the mapping
+  /// stream) and draws them into the frame; throws rsw::Error (InvalidArgument) when nothing
+  /// is mapped.
+  void draw_mapped(Shape shape);
+  /// Draws `spheres` (host memory) as point sprites into the frame.
+  void draw_spheres(std::span<const SphereInstance> spheres);
+  /// As map_instances(), for the sprite buffer.
+  DeviceSpan<SphereInstance> map_spheres(std::size_t count, StreamHandle stream = nullptr);
+  /// As draw_mapped(), for the sprite buffer.
+  void draw_mapped_spheres();
+  /// Makes `field` the terrain (its mesh is built once, here); throws rsw::Error
+  /// (InvalidArgument) for fewer than 2 x 2 samples, a heights size that is not rows x columns,
+  /// an empty extent or a height that is not finite.
+  void set_height_field(const HeightField& field);
+  /// Draws the terrain into the frame (nothing before set_height_field()).
+  void draw_height_field();
+
+  /// A frame of boxes alone: begin_frame(camera), then draw_instances(Shape::Box, boxes).
   void draw_boxes(std::span<const BoxInstance> boxes, const OrbitCamera& camera);
-  /// Room for `count` instances in the GL instance buffer, mapped into CUDA for work queued
-  /// on `stream` (the buffer is registered with CUDA once, and again when it grows). Throws
-  /// rsw::Error (DeviceUnavailable) in a build without CUDA, or rsw::Error (Cuda) when the
-  /// GL context is not on the current CUDA device.
+  /// map_instances(Shape::Box, count, stream).
   DeviceSpan<BoxInstance> map_instances(std::size_t count, StreamHandle stream = nullptr);
-  /// Hands the mapped instances back to GL (after the work queued on the mapping stream) and
-  /// draws them as draw_boxes() would; throws rsw::Error (InvalidArgument) when nothing is
-  /// mapped.
+  /// A frame of mapped boxes alone: begin_frame(camera), then draw_mapped(Shape::Box).
   void draw_mapped(const OrbitCamera& camera);
   /// Runs `gl_commands` with the renderer's image bound as the draw framebuffer and the
   /// viewport covering it, after what was drawn so far: how an overlay draws on top.
@@ -92,8 +148,6 @@ class RSW_API Renderer {
   const RendererOptions& options() const noexcept;
 
  private:
-  void draw(std::size_t count, const OrbitCamera& camera);
-
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
