@@ -5,8 +5,8 @@
 #   target_link_libraries(game PRIVATE RadixSweep::physics)
 #
 # with a plain C++ compiler. Components: engine, sort and physics are always there; render
-# when it was built (RSW_BUILD_RENDER), scenes when they land (RadixSweep_<component>_FOUND
-# says which).
+# and scenes when the renderer was built (RSW_BUILD_RENDER); RadixSweep_<component>_FOUND says
+# which. The demo executable radixsweep installs with them.
 include(CMakePackageConfigHelpers)
 
 set(RSW_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/RadixSweep)
@@ -23,6 +23,12 @@ if(TARGET rsw_render)
   list(APPEND rsw_installed_targets rsw_render rsw_glad)
   list(APPEND rsw_installed_headers ${PROJECT_SOURCE_DIR}/render/include/)
 endif()
+if(TARGET rsw_scenes)
+  list(APPEND RSW_PACKAGE_COMPONENTS scenes)
+  list(APPEND rsw_installed_targets rsw_scenes)
+  list(APPEND rsw_installed_headers ${PROJECT_SOURCE_DIR}/scenes/include/)
+endif()
+install(TARGETS radixsweep RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(TARGETS ${rsw_installed_targets}
   EXPORT RadixSweepTargets

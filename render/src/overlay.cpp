@@ -53,8 +53,7 @@ std::string with_thousands(std::size_t value) {
   return grouped;
 }
 
-// Returns the panel's bottom edge.
-float stats_panel(const OverlayStats& stats) {
+void stats_panel(const OverlayStats& stats) {
   ImGui::SetNextWindowPos(ImVec2(kPanelMargin, kPanelMargin), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.85f);
   ImGui::Begin("RadixSweep", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
@@ -100,13 +99,13 @@ float stats_panel(const OverlayStats& stats) {
   ImGui::Text("pairs       %s", with_thousands(stats.pairs).c_str());
   ImGui::Text("sort passes %d run, %d skipped", stats.sort_passes_run,
               stats.sort_passes_total - stats.sort_passes_run);
-  const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y;
   ImGui::End();
-  return bottom;
 }
 
-void controls_panel(OverlayControls& controls, float top) {
-  ImGui::SetNextWindowPos(ImVec2(kPanelMargin, top), ImGuiCond_FirstUseEver);
+void controls_panel(OverlayControls& controls) {
+  const ImGuiViewport* viewport = ImGui::GetMainViewport();
+  ImGui::SetNextWindowPos(ImVec2(viewport->Size.x - kPanelMargin, kPanelMargin),
+                          ImGuiCond_FirstUseEver, ImVec2(1.0f, 0.0f));
   ImGui::SetNextWindowBgAlpha(0.85f);
   ImGui::Begin("Controls", nullptr, ImGuiWindowFlags_AlwaysAutoResize);
   combo("scene", controls.scene, controls.scenes);
@@ -130,8 +129,8 @@ void controls_panel(OverlayControls& controls, float top) {
 void help_panel(OverlayControls& controls) {
   if (!controls.show_help) return;
   const ImGuiViewport* viewport = ImGui::GetMainViewport();
-  ImGui::SetNextWindowPos(ImVec2(viewport->Size.x - kPanelMargin, kPanelMargin),
-                          ImGuiCond_FirstUseEver, ImVec2(1.0f, 0.0f));
+  ImGui::SetNextWindowPos(ImVec2(viewport->Size.x - kPanelMargin, viewport->Size.y - kPanelMargin),
+                          ImGuiCond_FirstUseEver, ImVec2(1.0f, 1.0f));
   ImGui::SetNextWindowBgAlpha(0.85f);
   ImGui::Begin("Help", &controls.show_help, ImGuiWindowFlags_AlwaysAutoResize);
   if (ImGui::BeginTable("shortcuts", 2, ImGuiTableFlags_SizingFixedFit)) {
@@ -225,8 +224,8 @@ void Overlay::draw(const OverlayStats& stats, OverlayControls& controls, Rendere
     io.DisplayFramebufferScale = ImVec2(image.x / io.DisplaySize.x, image.y / io.DisplaySize.y);
   }
   ImGui::NewFrame();
-  const float stats_bottom = stats_panel(stats);
-  controls_panel(controls, stats_bottom + kPanelMargin);
+  stats_panel(stats);
+  controls_panel(controls);
   help_panel(controls);
   ImGui::Render();
   renderer.draw_over([] { ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData()); });

@@ -1,19 +1,43 @@
-// radixsweep: the demo executable. It reports the build and the device it runs on (--info);
-// the scenes plug in here as they land.
+// radixsweep: the demo executable. It runs a scene in a window with the overlay (timings,
+// counts, controls), or headless where there is no display (or with --headless), saving a
+// screenshot and the profiler's history at the end; --info reports the build and the device.
 #include <CLI/CLI.hpp>
+#include <array>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/build_info.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/profiler.hpp"
+#include "rsw/sort/sorter.hpp"
+#if RSW_DEMO_SCENES
+#include "rsw/render/headless_context.hpp"
+#include "rsw/render/overlay.hpp"
+#include "rsw/render/renderer.hpp"
+#include "rsw/render/window.hpp"
+#include "rsw/scenes/scene.hpp"
+#endif
 
 namespace {
 
 struct Options {
+  std::string scene = "boxes";
+  std::size_t count = 0;  // 0: kGpuCount on the GPU, kCpuCount on the CPU
+  std::uint32_t seed = 1;
   std::string backend = "auto";
+  std::string sort = "auto";
   int device = 0;
+  bool headless = false;
+  std::size_t frames = 0;  // 0: until the window closes (headless: kHeadlessFrames)
+  std::string screenshot;
+  std::string stats;
+  int width = 1280;
+  int height = 720;
 };
 
 void print_row(std::string_view label, const std::string& value) {
@@ -53,6 +77,266 @@ void print_info(const Options& options) {
   print_row("backend", chosen + " (requested " + std::string(rsw::to_string(requested)) + ")");
 }
 
+#if RSW_DEMO_SCENES
+using rsw::render::Key;
+
+constexpr std::size_t kHeadlessFrames = 120;
+constexpr std::size_t kGpuCount = 100'000;
+constexpr std::size_t kCpuCount = 20'000;
+constexpr const char* kHeadlessScreenshot = "radixsweep.png";
+constexpr const char* kHeadlessStats = "radixsweep-stats.json";
+
+// The overlay's stage list: the frame's data path in order.
+const std::vector<std::string> kStages = {"integrate", "keys",         "sort",  "sweep",
+                                          "filter",    "narrow phase", "render"};
+// The sort choices of the UI, and the algorithms they stand for.
+const std::vector<std::pair<std::string, rsw::sort::Algorithm>> kSorts = {
+    {"CPU radix", rsw::sort::Algorithm::Cpu},
+    {"four-way", rsw::sort::Algorithm::FourWay},
+    {"Onesweep", rsw::sort::Algorithm::Onesweep}};
+
+// Where the frames go: a window, or a headless context.
+struct Display {
+  std::optional<rsw::render::Window> window;
+  std::optional<rsw::render::HeadlessContext> context;
+  std::string description;
+};
+
+// Fills `display` (not movable: the window's callbacks point at it) with a window, or failing
+// that a headless context.
+void open_display(const Options& options, Display& display) {
+  if (!options.headless && rsw::render::Window::display_named()) {
+    try {
+      display.window.emplace(rsw::render::WindowOptions{
+          .width = options.width, .height = options.height, .title = "RadixSweep"});
+      display.description = "window: " + display.window->description();
+      return;
+    } catch (const rsw::Error& error) {
+      std::fprintf(stderr, "radixsweep: %s; running headless\n", error.what());
+    }
+  }
+  display.context.emplace(rsw::render::HeadlessContextOptions{.cuda_device = options.device});
+  display.description = "headless: " + display.context->description();
+}
+
+// The demo's frame loop: the scene steps (unless paused), draws, and the overlay goes on top.
+class Demo {
+ public:
+  Demo(const Options& options, Display& display)
+      : options_(options),
+        display_(display),
+        renderer_({.width = options.width, .height = options.height}),
+        overlay_(display.window ? rsw::render::Overlay(*display.window) : rsw::render::Overlay()) {
+    const rsw::Backend backend = rsw::resolve_backend(rsw::parse_backend(options.backend));
+    if (backend == rsw::Backend::Cuda) rsw::use_cuda_device(options.device);
+    controls_.scenes = rsw::scenes::scene_names();
+    controls_.scene = index_of(controls_.scenes, options.scene);
+    const std::size_t count =
+        options.count > 0 ? options.count : (backend == rsw::Backend::Cuda ? kGpuCount : kCpuCount);
+    controls_.count = static_cast<int>(count);
+    controls_.count_max = 1 << 24;
+    controls_.backends = {"CPU"};
+    if (rsw::cuda_runtime_info().available()) controls_.backends.push_back("GPU");
+    controls_.backend = backend == rsw::Backend::Cuda ? 1 : 0;
+    for (const auto& [name, algorithm] : kSorts)
+      controls_.sorts.push_back(name);
+    controls_.sort = sort_index(rsw::sort::parse_algorithm(options.sort), backend);
+    controls_.shortcuts = {{"Esc", "quit"},
+                           {"Space", "pause / resume"},
+                           {"N", "one step while paused"},
+                           {"R", "reset the scene"},
+                           {"G", "switch CPU / GPU"},
+                           {"1 2 3", "sort: CPU radix, four-way, Onesweep"},
+                           {"F12", "screenshot"},
+                           {"H, F1", "this help"},
+                           {"left drag, arrows, WASD", "orbit"},
+                           {"right drag", "pan"},
+                           {"wheel, Page Up/Down, Q/E", "zoom"}};
+    start_scene();
+  }
+
+  // Runs until the window closes or the frame count is reached; returns frames run.
+  std::size_t run() {
+    const std::size_t frames =
+        options_.frames > 0 ? options_.frames : (display_.window ? 0 : kHeadlessFrames);
+    std::size_t frame = 0;
+    while (frames == 0 || frame < frames) {
+      if (display_.window) {
+        rsw::render::Window& window = *display_.window;
+        window.poll_events();
+        if (window.should_close()) break;
+        handle_keys(window);
+        window.drive_camera(camera_);
+        const auto [width, height] = window.framebuffer_size();
+        if (width > 0 && height > 0) renderer_.resize(width, height);
+      }
+      apply_controls();
+      if (!controls_.paused || std::exchange(controls_.step, false)) scene_->step(profiler_);
+      renderer_.begin_frame(camera_);
+      scene_->draw(renderer_, profiler_);
+      const rsw::scenes::SceneStats counts = scene_->stats();
+      overlay_.draw({.profiler = &profiler_,
+                     .stages = kStages,
+                     .device = device_name(),
+                     .objects = counts.objects,
+                     .candidates = counts.candidates,
+                     .pairs = counts.pairs,
+                     .sort_passes_run = counts.sort_passes_run,
+                     .sort_passes_total = counts.sort_passes_total},
+                    controls_, renderer_);
+      if (std::exchange(controls_.screenshot, false)) {
+        const std::string path = "radixsweep-" + std::to_string(frame) + ".png";
+        renderer_.save_png(path);
+        std::printf("screenshot: %s\n", path.c_str());
+      }
+      if (display_.window) display_.window->present(renderer_);
+      profiler_.end_frame();
+      ++frame;
+    }
+    profiler_.flush();
+    return frame;
+  }
+
+  void finish(std::size_t frames) {
+    if (!options_.screenshot.empty()) {
+      renderer_.save_png(options_.screenshot);
+      std::printf("screenshot: %s\n", options_.screenshot.c_str());
+    }
+    if (!options_.stats.empty()) {
+      profiler_.write_json(options_.stats);
+      std::printf("stats:      %s\n", options_.stats.c_str());
+    }
+    const rsw::scenes::SceneStats counts = scene_->stats();
+    std::printf("scene:      %s, %zu objects, %s, %zu frames\n", scene_->name().data(),
+                counts.objects, std::string(rsw::to_string(scene_->backend())).c_str(), frames);
+    std::printf("last frame: %zu candidates, %zu pairs\n", counts.candidates, counts.pairs);
+    for (const rsw::StageStats& stage : profiler_.stats()) {
+      std::printf("  %-13s median %8.3f ms   min %8.3f   max %8.3f\n", stage.name.c_str(),
+                  stage.median_ms, stage.min_ms, stage.max_ms);
+    }
+  }
+
+ private:
+  static int index_of(const std::vector<std::string>& names, const std::string& name) {
+    for (std::size_t index = 0; index < names.size(); ++index) {
+      if (names[index] == name) return static_cast<int>(index);
+    }
+    return 0;
+  }
+
+  // The UI's sort for an algorithm (Auto: Onesweep on the GPU, the CPU radix sort on the CPU).
+  static int sort_index(rsw::sort::Algorithm algorithm, rsw::Backend backend) {
+    if (algorithm == rsw::sort::Algorithm::Auto) {
+      algorithm = backend == rsw::Backend::Cuda ? rsw::sort::Algorithm::Onesweep
+                                                : rsw::sort::Algorithm::Cpu;
+    }
+    for (std::size_t index = 0; index < kSorts.size(); ++index) {
+      if (kSorts[index].second == algorithm) return static_cast<int>(index);
+    }
+    return 0;
+  }
+
+  rsw::Backend chosen_backend() const {
+    return controls_.backend == 1 ? rsw::Backend::Cuda : rsw::Backend::Cpu;
+  }
+  rsw::sort::Algorithm chosen_sort() const {
+    return kSorts[static_cast<std::size_t>(controls_.sort)].second;
+  }
+
+  void start_scene() {
+    scene_ = rsw::scenes::make_scene(controls_.scenes[static_cast<std::size_t>(controls_.scene)]);
+    scene_->reset({.count = static_cast<std::size_t>(controls_.count),
+                   .seed = options_.seed,
+                   .backend = chosen_backend(),
+                   .sort = chosen_sort()});
+    camera_ = scene_->camera();
+    running_ = {controls_.scene, controls_.backend, controls_.sort};
+    profiler_.reset();
+  }
+
+  // What the overlay or the keys changed since the last frame.
+  void apply_controls() {
+    if (controls_.scene != running_[0] || std::exchange(controls_.reset, false)) {
+      start_scene();
+      return;
+    }
+    if (controls_.backend != running_[1]) {
+      scene_->set_backend(chosen_backend());  // the scene keeps its state
+      running_[1] = controls_.backend;
+    }
+    if (controls_.sort != running_[2]) {
+      scene_->set_sort(chosen_sort());
+      running_[2] = controls_.sort;
+    }
+  }
+
+  void handle_keys(rsw::render::Window& window) {
+    for (const Key key : window.key_presses()) {
+      switch (key) {
+        case Key::Escape: window.request_close(); break;
+        case Key::Space: controls_.paused = !controls_.paused; break;
+        case Key::N: controls_.step = true; break;
+        case Key::R: controls_.reset = true; break;
+        case Key::G:
+          controls_.backend = (controls_.backend + 1) % static_cast<int>(controls_.backends.size());
+          break;
+        case Key::Digit1: controls_.sort = 0; break;
+        case Key::Digit2: controls_.sort = 1; break;
+        case Key::Digit3: controls_.sort = 2; break;
+        case Key::F12: controls_.screenshot = true; break;
+        case Key::H:
+        case Key::F1: controls_.show_help = !controls_.show_help; break;
+        default: break;
+      }
+    }
+  }
+
+  std::string device_name() const {
+    if (scene_->backend() != rsw::Backend::Cuda) return "CPU";
+    for (const rsw::DeviceInfo& device : rsw::cuda_runtime_info().devices) {
+      if (device.ordinal == options_.device) return device.name;
+    }
+    return "GPU";
+  }
+
+  Options options_;
+  Display& display_;
+  rsw::render::Renderer renderer_;
+  rsw::render::Overlay overlay_;
+  rsw::render::OverlayControls controls_;
+  rsw::StageProfiler profiler_;
+  std::unique_ptr<rsw::scenes::Scene> scene_;
+  rsw::render::OrbitCamera camera_;
+  std::array<int, 3> running_{};  // scene, backend and sort the scene runs with
+};
+
+int run_demo(Options options) {
+  Display display;
+  open_display(options, display);
+  std::printf("%s\n", display.description.c_str());
+  if (!display.window) {
+    if (options.screenshot.empty()) options.screenshot = kHeadlessScreenshot;
+    if (options.stats.empty()) options.stats = kHeadlessStats;
+  }
+  Demo demo(options, display);
+  demo.finish(demo.run());
+  return 0;
+}
+
+std::vector<std::string> scene_names() {
+  return rsw::scenes::scene_names();
+}
+#else
+int run_demo(const Options&) {
+  throw rsw::Error(rsw::ErrorKind::DeviceUnavailable,
+                   "this build has no renderer (RSW_BUILD_RENDER=OFF): only --info runs");
+}
+
+std::vector<std::string> scene_names() {
+  return {"boxes"};
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,11 +345,36 @@ int main(int argc, char** argv) {
   Options options;
   bool info = false;
   app.add_flag("--info", info, "Print version, build options and the CUDA device, then exit");
+  app.add_option("--scene", options.scene, "Scene to run")
+      ->check(CLI::IsMember(scene_names()))
+      ->capture_default_str();
+  app.add_option("--count", options.count,
+                 "Objects in the scene (default: 100000 on the GPU, 20000 on the CPU)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
+  app.add_option("--seed", options.seed, "Seed of the scene's random start")->capture_default_str();
   app.add_option("--backend", options.backend, "Where to run: auto, cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu", "cuda"}, CLI::ignore_case))
       ->capture_default_str();
+  app.add_option("--sort", options.sort, "The broad phase's sort: auto, cpu, fourway, onesweep")
+      ->check(CLI::IsMember({"auto", "cpu", "fourway", "onesweep"}, CLI::ignore_case))
+      ->capture_default_str();
   app.add_option("--device", options.device, "CUDA device ordinal for the gpu backend")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_flag("--headless", options.headless,
+               "Draw offscreen (EGL) even with a display; chosen anyway without one");
+  app.add_option("--frames", options.frames,
+                 "Frames to run, then exit (default: until the window closes; headless 120)");
+  app.add_option("--screenshot", options.screenshot,
+                 "Save the last frame as PNG (headless default: radixsweep.png)");
+  app.add_option("--stats", options.stats,
+                 "Write the stage profiler's history as JSON (headless default: "
+                 "radixsweep-stats.json)");
+  app.add_option("--width", options.width, "Image width in pixels")
+      ->check(CLI::Range(1, 16384))
+      ->capture_default_str();
+  app.add_option("--height", options.height, "Image height in pixels")
+      ->check(CLI::Range(1, 16384))
       ->capture_default_str();
   app.set_version_flag("--version", std::string(rsw::build_info::kVersion));
 
@@ -83,9 +392,11 @@ int main(int argc, char** argv) {
   }
 
   try {
-    // --info is all there is to run until the scenes land, so it is also what no flag does.
-    print_info(options);
-    return 0;
+    if (info) {
+      print_info(options);
+      return 0;
+    }
+    return run_demo(options);
   } catch (const rsw::Error& error) {
     std::cerr << "radixsweep: " << error.what() << '\n';
     return 1;

@@ -1,6 +1,6 @@
 // The ImGui overlay drawn headless over a renderer's image: its panels cover the top left
-// corner (stats, then controls below them) and, when asked, the top right (help); the rest of
-// the image is left as the renderer drew it; with no input the controls are not changed.
+// corner (stats), the top right (controls) and, when asked, the bottom right (help); the rest
+// of the image is left as the renderer drew it; with no input the controls are not changed.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -20,8 +20,8 @@ using rsw::render::OverlayControls;
 using rsw::render::OverlayStats;
 using rsw::render::Renderer;
 
-constexpr int kWidth = 640;
-constexpr int kHeight = 480;
+constexpr int kWidth = 1024;
+constexpr int kHeight = 768;
 constexpr std::uint8_t kBackground[3] = {255, 0, 255};  // magenta: no panel colour is near it
 
 class OverlayGl : public rsw::render::testing::HeadlessGlTest {
@@ -74,7 +74,7 @@ class OverlayGl : public rsw::render::testing::HeadlessGlTest {
   std::optional<Renderer> renderer_;
 };
 
-TEST_F(OverlayGl, PanelsCoverTheTopLeftAndNothingElse) {
+TEST_F(OverlayGl, PanelsCoverTheTopCornersAndNothingElse) {
   const rsw::StageProfiler profiler = profiler_with_frames();
   Overlay overlay;
   OverlayControls controls = demo_controls();
@@ -93,9 +93,12 @@ TEST_F(OverlayGl, PanelsCoverTheTopLeftAndNothingElse) {
   }
   const std::vector<std::uint8_t> rgba = renderer_->read_rgba();
   EXPECT_GT(covered(rgba, 10, 10, 110, 60), 0.9) << "the stats panel's top left";
+  EXPECT_GT(covered(rgba, kWidth - 60, 12, kWidth - 12, 40), 0.9) << "the controls, top right";
+  EXPECT_EQ(covered(rgba, kWidth / 2 - 20, kHeight / 2 - 20, kWidth / 2 + 20, kHeight / 2 + 20),
+            0.0)
+      << "the middle";
   EXPECT_EQ(covered(rgba, kWidth - 60, kHeight - 40, kWidth, kHeight), 0.0)
-      << "the bottom right corner";
-  EXPECT_EQ(covered(rgba, kWidth - 60, 0, kWidth, 40), 0.0) << "no help panel unless asked";
+      << "no help panel (bottom right) unless asked";
   EXPECT_EQ(controls.scene, before.scene);
   EXPECT_EQ(controls.count, before.count);
   EXPECT_EQ(controls.backend, before.backend);
@@ -105,7 +108,7 @@ TEST_F(OverlayGl, PanelsCoverTheTopLeftAndNothingElse) {
   EXPECT_FALSE(overlay.wants_keyboard());
 }
 
-TEST_F(OverlayGl, TheHelpPanelOpensAtTheTopRight) {
+TEST_F(OverlayGl, TheHelpPanelOpensAtTheBottomRight) {
   Overlay overlay;
   OverlayControls controls = demo_controls();
   controls.show_help = true;
@@ -114,7 +117,7 @@ TEST_F(OverlayGl, TheHelpPanelOpensAtTheTopRight) {
     overlay.draw({}, controls, *renderer_);
   }
   const std::vector<std::uint8_t> rgba = renderer_->read_rgba();
-  EXPECT_GT(covered(rgba, kWidth - 40, 12, kWidth - 12, 30), 0.9);
+  EXPECT_GT(covered(rgba, kWidth - 40, kHeight - 30, kWidth - 12, kHeight - 12), 0.9);
   EXPECT_TRUE(controls.show_help);
 }
 

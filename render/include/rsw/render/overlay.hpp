@@ -1,7 +1,8 @@
-// rsw::render::Overlay: Dear ImGui panels drawn over a Renderer's image. The stats panel reads
-// the engine's StageProfiler (frame rate, per-stage milliseconds with history plots) and the
-// counts the application passes; the controls panel edits an OverlayControls that the
-// application acts on; a help panel lists the keyboard shortcuts.
+// rsw::render::Overlay: Dear ImGui panels drawn over a Renderer's image. The stats panel (top
+// left) reads the engine's StageProfiler (frame rate, per-stage milliseconds with history
+// plots) and the counts the application passes; the controls panel (top right) edits an
+// OverlayControls that the application acts on; a help panel (bottom right) lists the
+// keyboard shortcuts.
 //
 //   rsw::render::Overlay overlay(window);            // or Overlay() with no window: headless
 //   OverlayControls controls{.scenes = {"chairs", "particles", "n-body"}, ...};

@@ -1,0 +1,25 @@
+// A build without CUDA steps the boxes scene on the CPU only.
+#include "../boxes_gpu.hpp"
+#include "rsw/engine/error.hpp"
+
+namespace rsw::scenes::detail {
+namespace {
+
+[[noreturn]] void no_gpu() {
+  throw Error(ErrorKind::DeviceUnavailable,
+              "the scenes' GPU steps are not in this build (it was configured without CUDA)");
+}
+
+}  // namespace
+
+void move_boxes_on_gpu(const BoxField&, float, StreamHandle) {
+  no_gpu();
+}
+void count_touches_on_gpu(const BoxField&, const physics::Pair*, std::size_t, StreamHandle) {
+  no_gpu();
+}
+void write_instances_on_gpu(const BoxField&, render::BoxInstance*, StreamHandle) {
+  no_gpu();
+}
+
+}  // namespace rsw::scenes::detail

@@ -1,0 +1,23 @@
+#include "rsw/scenes/scene.hpp"
+
+#include <string>
+
+#include "rsw/engine/error.hpp"
+#include "scene_registry.hpp"
+
+namespace rsw::scenes {
+
+std::vector<std::string> scene_names() {
+  return {"boxes"};
+}
+
+std::unique_ptr<Scene> make_scene(std::string_view name) {
+  if (name == "boxes") return detail::make_boxes_scene();
+  std::string choices;
+  for (const std::string& known : scene_names())
+    choices += (choices.empty() ? "" : ", ") + known;
+  throw Error(ErrorKind::InvalidArgument,
+              "unknown scene '" + std::string(name) + "' (scenes: " + choices + ")");
+}
+
+}  // namespace rsw::scenes

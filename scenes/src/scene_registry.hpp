@@ -1,0 +1,12 @@
+// The scenes make_scene() builds, one factory each.
+#pragma once
+
+#include <memory>
+
+#include "rsw/scenes/scene.hpp"
+
+namespace rsw::scenes::detail {
+
+std::unique_ptr<Scene> make_boxes_scene();
+
+}  // namespace rsw::scenes::detail
