@@ -138,6 +138,16 @@ class BoxesScene final : public Scene {
   Backend backend() const noexcept override { return backend_; }
   SceneStats stats() const override { return stats_; }
 
+  std::vector<std::array<float, 3>> positions() const override {
+    std::array<std::vector<float>, 3> axes;
+    for (std::size_t axis = 0; axis < 3; ++axis)
+      axes[axis] = backend_ == Backend::Cuda ? device_[axis].to_vector(stream()) : host_[axis];
+    std::vector<std::array<float, 3>> centres(count_);
+    for (std::uint32_t i = 0; i < count_; ++i)
+      centres[i] = {axes[0][i], axes[1][i], axes[2][i]};
+    return centres;
+  }
+
   render::OrbitCamera camera() const override {
     const float middle = extent_ / 2;
     return {.target = {middle, middle, middle},

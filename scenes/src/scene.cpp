@@ -8,11 +8,12 @@
 namespace rsw::scenes {
 
 std::vector<std::string> scene_names() {
-  return {"boxes"};
+  return {"boxes", "nbody"};
 }
 
 std::unique_ptr<Scene> make_scene(std::string_view name) {
   if (name == "boxes") return detail::make_boxes_scene();
+  if (name == "nbody") return detail::make_nbody_scene();
   std::string choices;
   for (const std::string& known : scene_names())
     choices += (choices.empty() ? "" : ", ") + known;

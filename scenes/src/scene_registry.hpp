@@ -8,5 +8,6 @@
 namespace rsw::scenes::detail {
 
 std::unique_ptr<Scene> make_boxes_scene();
+std::unique_ptr<Scene> make_nbody_scene();
 
 }  // namespace rsw::scenes::detail

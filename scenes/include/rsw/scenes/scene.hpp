@@ -11,6 +11,7 @@
 //   }
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -63,6 +64,8 @@ class RSW_API Scene {
   virtual Backend backend() const noexcept = 0;
   /// Counts of the last step.
   virtual SceneStats stats() const = 0;
+  /// The centres of the scene's bodies, copied to the host (tests and tools).
+  virtual std::vector<std::array<float, 3>> positions() const = 0;
   /// A camera that shows the whole scene.
   virtual render::OrbitCamera camera() const = 0;
   /// Draws the scene into the frame `renderer` has begun, timing it as "render". On the GPU
