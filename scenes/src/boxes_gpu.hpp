@@ -1,5 +1,5 @@
 // The boxes scene's GPU steps (cuda/boxes_kernels.cu), queued on a stream; a build without
-// CUDA throws rsw::Error (DeviceUnavailable) from each (cpu_only/no_boxes_kernels.cpp).
+// CUDA throws rsw::Error (DeviceUnavailable) from each (cpu_only/no_scene_kernels.cpp).
 #pragma once
 
 #include <cstddef>

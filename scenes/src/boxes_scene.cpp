@@ -17,6 +17,7 @@
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/stream.hpp"
 #include "rsw/physics/broad_phase.hpp"
+#include "scene_base.hpp"
 #include "scene_registry.hpp"
 
 namespace rsw::scenes::detail {
@@ -31,7 +32,7 @@ constexpr float kSpeed = 2.0f;         // velocity components in [-kSpeed, kSpee
 // The state's float arrays, in BoxField's order: centre, half, velocity, low, high (x, y, z).
 constexpr int kArrays = 15;
 
-class BoxesScene final : public Scene {
+class BoxesScene final : public SceneBase<kArrays> {
  public:
   std::string_view name() const noexcept override { return "boxes"; }
 
@@ -40,17 +41,13 @@ class BoxesScene final : public Scene {
       throw Error(ErrorKind::InvalidArgument, "boxes scene: " + std::to_string(settings.count) +
                                                   " boxes; 1 .. " + std::to_string(kMaxBoxes));
     }
-    backend_ = resolve_backend(settings.backend);
-    sort_ = settings.sort;
-    count_ = static_cast<std::uint32_t>(settings.count);
+    start(settings, static_cast<std::uint32_t>(settings.count));
     // Unit boxes at n / L^3 per unit volume overlap a given box with probability 8 / L^3 each
     // (centres within 1 on every axis): L^3 = 8n / (2 * pairs per box) for the wanted density.
     extent_ = static_cast<float>(std::cbrt(8.0 * static_cast<double>(count_) / (2 * kPairsPerBox)));
     extent_ = std::max(extent_, 4.0f);
     std::mt19937 generator(settings.seed);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-    for (auto& array : host_)
-      array.assign(count_, 0.0f);
     touches_.assign(count_, 0);
     for (std::uint32_t i = 0; i < count_; ++i) {
       const bool large = unit(generator) < kLargeShare;
@@ -62,23 +59,21 @@ class BoxesScene final : public Scene {
         host_[6 + axis][i] = kSpeed * (2 * unit(generator) - 1);
       }
     }
-    if (backend_ == Backend::Cuda) upload();
-    broad_phase_ = physics::BroadPhase(broad_phase_options());
-    stats_ = {.objects = count_};
+    place();
   }
 
   void step(StageProfiler& profiler) override {
     const BoxField field = this->field();
     {
-      auto timer = profiler.time("integrate", backend_, stream());
-      if (backend_ == Backend::Cuda) {
+      auto timer = profiler.time("integrate", backend(), stream());
+      if (on_gpu()) {
         move_boxes_on_gpu(field, kFrameSeconds, stream());
       } else {
         for (std::uint32_t i = 0; i < count_; ++i)
           move_box(field, i, kFrameSeconds);
       }
     }
-    if (backend_ == Backend::Cuda) {
+    if (on_gpu()) {
       broad_phase_.update(physics::DeviceAabbArrays{.min_x = {field.low[0], count_},
                                                     .min_y = {field.low[1], count_},
                                                     .min_z = {field.low[2], count_},
@@ -86,7 +81,7 @@ class BoxesScene final : public Scene {
                                                     .max_y = {field.high[1], count_},
                                                     .max_z = {field.high[2], count_}});
       const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
-      auto timer = profiler.time("narrow phase", backend_, stream());
+      auto timer = profiler.time("narrow phase", backend(), stream());
       count_touches_on_gpu(field, pairs.data, pairs.size, stream());
     } else {
       broad_phase_.update(physics::AabbArrays{.min_x = host_[9],
@@ -103,49 +98,7 @@ class BoxesScene final : public Scene {
         ++touches_[pair.b];
       }
     }
-    const physics::BroadPhaseStats& broad = broad_phase_.stats();
-    const std::pair<const char*, double> stages[] = {{"keys", broad.keys_ms},
-                                                     {"sort", broad.sort_ms},
-                                                     {"sweep", broad.sweep_ms},
-                                                     {"filter", broad.filter_ms}};
-    for (const auto& [stage, ms] : stages) {
-      if (ms > 0) profiler.add_sample(stage, ms, backend_);  // the CPU has no filter stage
-    }
-    stats_ = {.objects = count_,
-              .candidates = broad.candidates,
-              .pairs = broad.pairs,
-              .sort_passes_run = broad.sort.passes_run,
-              .sort_passes_total = broad.sort.passes_total};
-  }
-
-  void set_backend(Backend backend) override {
-    const Backend wanted = resolve_backend(backend);
-    if (wanted == backend_) return;
-    if (wanted == Backend::Cuda) {
-      upload();
-    } else {
-      download();
-    }
-    backend_ = wanted;
-    broad_phase_.set_options(broad_phase_options());
-  }
-
-  void set_sort(sort::Algorithm sort) override {
-    sort_ = sort;
-    broad_phase_.set_options(broad_phase_options());
-  }
-
-  Backend backend() const noexcept override { return backend_; }
-  SceneStats stats() const override { return stats_; }
-
-  std::vector<std::array<float, 3>> positions() const override {
-    std::array<std::vector<float>, 3> axes;
-    for (std::size_t axis = 0; axis < 3; ++axis)
-      axes[axis] = backend_ == Backend::Cuda ? device_[axis].to_vector(stream()) : host_[axis];
-    std::vector<std::array<float, 3>> centres(count_);
-    for (std::uint32_t i = 0; i < count_; ++i)
-      centres[i] = {axes[0][i], axes[1][i], axes[2][i]};
-    return centres;
+    record_broad_phase(profiler);
   }
 
   render::OrbitCamera camera() const override {
@@ -159,8 +112,8 @@ class BoxesScene final : public Scene {
   }
 
   void draw(render::Renderer& renderer, StageProfiler& profiler) override {
-    auto timer = profiler.time("render", backend_, stream());
-    if (backend_ == Backend::Cuda) {
+    auto timer = profiler.time("render", backend(), stream());
+    if (on_gpu()) {
       const DeviceSpan<render::BoxInstance> instances =
           renderer.map_instances(render::Shape::Box, count_, stream());
       write_instances_on_gpu(field(), instances.data, stream());
@@ -175,12 +128,6 @@ class BoxesScene final : public Scene {
   }
 
  private:
-  StreamHandle stream() const noexcept { return stream_ ? stream_->handle() : nullptr; }
-
-  physics::BroadPhaseOptions broad_phase_options() const {
-    return {.backend = backend_, .sort = sort_, .stream = stream()};
-  }
-
   // The state where the backend keeps it.
   BoxField field() {
     BoxField view{};
@@ -191,44 +138,18 @@ class BoxesScene final : public Scene {
       view.low[axis] = array(9 + axis);
       view.high[axis] = array(12 + axis);
     }
-    view.touches = backend_ == Backend::Cuda ? device_touches_.data() : touches_.data();
+    view.touches = on_gpu() ? device_touches_.data() : touches_.data();
     view.count = count_;
     view.extent = extent_;
     return view;
   }
-  float* array(int index) {
-    return backend_ == Backend::Cuda ? device_[static_cast<std::size_t>(index)].data()
-                                     : host_[static_cast<std::size_t>(index)].data();
-  }
+  void upload_rest() override { device_touches_.upload(touches_, stream()); }
+  void download_rest() override { touches_ = device_touches_.to_vector(stream()); }
 
-  // The host state to the device (making the scene's stream on first use), waiting for it.
-  void upload() {
-    if (!stream_) stream_.emplace();
-    for (int index = 0; index < kArrays; ++index)
-      device_[static_cast<std::size_t>(index)].upload(host_[static_cast<std::size_t>(index)],
-                                                      stream());
-    device_touches_.upload(touches_, stream());
-    synchronize(stream());
-  }
-  void download() {
-    for (int index = 0; index < kArrays; ++index)
-      host_[static_cast<std::size_t>(index)] =
-          device_[static_cast<std::size_t>(index)].to_vector(stream());
-    touches_ = device_touches_.to_vector(stream());
-  }
-
-  Backend backend_ = Backend::Cpu;
-  sort::Algorithm sort_ = sort::Algorithm::Auto;
-  std::uint32_t count_ = 0;
   float extent_ = 4;
-  std::array<std::vector<float>, kArrays> host_;
   std::vector<std::uint32_t> touches_;
-  std::array<DeviceBuffer<float>, kArrays> device_;
   DeviceBuffer<std::uint32_t> device_touches_;
   std::vector<render::BoxInstance> instances_;
-  std::optional<Stream> stream_;  // made when the scene first runs on the GPU
-  physics::BroadPhase broad_phase_;
-  SceneStats stats_;
 };
 
 }  // namespace

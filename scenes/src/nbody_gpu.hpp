@@ -1,5 +1,5 @@
 // The n-body scene's GPU steps (cuda/nbody_kernels.cu); a build without CUDA throws
-// rsw::Error (DeviceUnavailable) from each (cpu_only/no_nbody_kernels.cpp).
+// rsw::Error (DeviceUnavailable) from each (cpu_only/no_scene_kernels.cpp).
 #pragma once
 
 #include "nbody_math.hpp"

@@ -19,6 +19,7 @@
 #include "rsw/physics/bounds.hpp"
 #include "rsw/physics/broad_phase.hpp"
 #include "rsw/physics/dynamics.hpp"
+#include "scene_base.hpp"
 #include "scene_registry.hpp"
 
 namespace rsw::scenes::detail {
@@ -38,7 +39,7 @@ constexpr int kArrays = 11;
 constexpr int kMass = 9;
 constexpr int kRadius = 10;
 
-class NBodyScene final : public Scene {
+class NBodyScene final : public SceneBase<kArrays> {
  public:
   std::string_view name() const noexcept override { return "nbody"; }
 
@@ -47,32 +48,24 @@ class NBodyScene final : public Scene {
       throw Error(ErrorKind::InvalidArgument, "n-body scene: " + std::to_string(settings.count) +
                                                   " bodies; 2 .. " + std::to_string(kMaxBodies));
     }
-    backend_ = resolve_backend(settings.backend);
-    sort_ = settings.sort;
-    count_ = static_cast<std::uint32_t>(settings.count);
+    start(settings, static_cast<std::uint32_t>(settings.count));
     first_of_second_ = count_ / 2;
-    for (auto& array : host_)
-      array.assign(count_, 0.0f);
     make_galaxies(settings.seed);
     // Contacts ring about ten steps and lose about a third of their energy each time.
     const float mass = (1.0f - kCoreMass) / static_cast<float>(std::max(first_of_second_, 1u));
     const float omega = 2.0f * std::numbers::pi_v<float> / (10.0f * kStep);
     contact_options_ = {.stiffness = mass * omega * omega, .damping = 0.3f * mass * omega};
-    if (backend_ == Backend::Cuda) upload();
-    broad_phase_ = physics::BroadPhase(broad_phase_options());
-    {
-      StageProfiler untimed;
-      find_accelerations(untimed);  // the first kick's
-    }
-    stats_ = {.objects = count_};
+    place();
+    StageProfiler untimed;
+    find_accelerations(untimed);  // the first kick's
   }
 
   void step(StageProfiler& profiler) override {
     const BodyField field = this->field();
     const float half = 0.5f * kStep;
     {
-      auto timer = profiler.time("integrate", backend_, stream());
-      if (backend_ == Backend::Cuda) {
+      auto timer = profiler.time("integrate", backend(), stream());
+      if (on_gpu()) {
         kick_drift_on_gpu(field, half, kStep, stream());
       } else {
         for (std::uint32_t i = 0; i < count_; ++i)
@@ -81,45 +74,14 @@ class NBodyScene final : public Scene {
     }
     find_accelerations(profiler);
     {
-      auto timer = profiler.time("integrate", backend_, stream());
-      if (backend_ == Backend::Cuda) {
+      auto timer = profiler.time("integrate", backend(), stream());
+      if (on_gpu()) {
         kick_drift_on_gpu(field, half, 0.0f, stream());
       } else {
         for (std::uint32_t i = 0; i < count_; ++i)
           kick_drift(field, i, half, 0.0f);
       }
     }
-  }
-
-  void set_backend(Backend backend) override {
-    const Backend wanted = resolve_backend(backend);
-    if (wanted == backend_) return;
-    if (wanted == Backend::Cuda) {
-      upload();
-    } else {
-      download();
-    }
-    backend_ = wanted;
-    broad_phase_.set_options(broad_phase_options());
-  }
-
-  void set_sort(sort::Algorithm sort) override {
-    sort_ = sort;
-    broad_phase_.set_options(broad_phase_options());
-  }
-
-  Backend backend() const noexcept override { return backend_; }
-  SceneStats stats() const override { return stats_; }
-
-  std::vector<std::array<float, 3>> positions() const override {
-    std::array<std::vector<float>, 3> axes;
-    for (int axis = 0; axis < 3; ++axis) {
-      axes[axis] = backend_ == Backend::Cuda ? device_[axis].to_vector(stream()) : host_[axis];
-    }
-    std::vector<std::array<float, 3>> centres(count_);
-    for (std::uint32_t i = 0; i < count_; ++i)
-      centres[i] = {axes[0][i], axes[1][i], axes[2][i]};
-    return centres;
   }
 
   render::OrbitCamera camera() const override {
@@ -132,8 +94,8 @@ class NBodyScene final : public Scene {
   }
 
   void draw(render::Renderer& renderer, StageProfiler& profiler) override {
-    auto timer = profiler.time("render", backend_, stream());
-    if (backend_ == Backend::Cuda) {
+    auto timer = profiler.time("render", backend(), stream());
+    if (on_gpu()) {
       write_sprites_on_gpu(field(), display_radius_, renderer.map_spheres(count_, stream()).data,
                            stream());
       renderer.draw_mapped_spheres();
@@ -201,23 +163,23 @@ class NBodyScene final : public Scene {
   // Accelerations of the current positions: bounds, broad phase, gravity, contacts.
   void find_accelerations(StageProfiler& profiler) {
     const StreamHandle on = stream();
-    if (backend_ == Backend::Cuda) {
+    if (on_gpu()) {
       const physics::DeviceSphereBodies bodies = device_bodies();
       {
-        auto timer = profiler.time("aabb", backend_, on);
+        auto timer = profiler.time("aabb", backend(), on);
         physics::compute_bounds(
             physics::DeviceSphereArrays{bodies.x, bodies.y, bodies.z, bodies.radius},
             device_bounds_, on);
       }
       broad_phase_.update(device_bounds_.view());
       const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
-      const physics::DeviceAccelerations out{device_[6].span(), device_[7].span(),
-                                             device_[8].span()};
+      const physics::DeviceAccelerations out{
+          {array(6), count_}, {array(7), count_}, {array(8), count_}};
       {
-        auto timer = profiler.time("gravity", backend_, on);
+        auto timer = profiler.time("gravity", backend(), on);
         physics::gravity(bodies, out, kGravity, on);
       }
-      auto timer = profiler.time("narrow phase", backend_, on);
+      auto timer = profiler.time("narrow phase", backend(), on);
       contacts_.add(bodies, pairs, out, contact_options_, on);
     } else {
       const physics::SphereBodies bodies = host_bodies();
@@ -236,27 +198,15 @@ class NBodyScene final : public Scene {
       auto timer = profiler.time("narrow phase");
       contacts_.add(bodies, pairs, out, contact_options_);
     }
-    const physics::BroadPhaseStats& broad = broad_phase_.stats();
-    const std::pair<const char*, double> stages[] = {{"keys", broad.keys_ms},
-                                                     {"sort", broad.sort_ms},
-                                                     {"sweep", broad.sweep_ms},
-                                                     {"filter", broad.filter_ms}};
-    for (const auto& [stage, ms] : stages) {
-      if (ms > 0) profiler.add_sample(stage, ms, backend_);
-    }
-    stats_ = {.objects = count_,
-              .candidates = broad.candidates,
-              .pairs = broad.pairs,
-              .sort_passes_run = broad.sort.passes_run,
-              .sort_passes_total = broad.sort.passes_total};
+    record_broad_phase(profiler);
   }
 
   physics::SphereBodies host_bodies() const {
     return {host_[0], host_[1], host_[2],     host_[3],
             host_[4], host_[5], host_[kMass], host_[kRadius]};
   }
-  physics::DeviceSphereBodies device_bodies() const {
-    const auto span = [&](int index) { return DeviceSpan<const float>(device_[index].span()); };
+  physics::DeviceSphereBodies device_bodies() {
+    const auto span = [&](int index) { return DeviceSpan<const float>{array(index), count_}; };
     return {span(0), span(1), span(2), span(3), span(4), span(5), span(kMass), span(kRadius)};
   }
 
@@ -273,45 +223,15 @@ class NBodyScene final : public Scene {
     view.first_of_second = first_of_second_;
     return view;
   }
-  float* array(int index) {
-    return backend_ == Backend::Cuda ? device_[static_cast<std::size_t>(index)].data()
-                                     : host_[static_cast<std::size_t>(index)].data();
-  }
+  void upload_rest() override { device_bounds_.resize(count_); }
 
-  StreamHandle stream() const noexcept { return stream_ ? stream_->handle() : nullptr; }
-  physics::BroadPhaseOptions broad_phase_options() const {
-    return {.backend = backend_, .sort = sort_, .stream = stream()};
-  }
-
-  void upload() {
-    if (!stream_) stream_.emplace();
-    for (int index = 0; index < kArrays; ++index)
-      device_[static_cast<std::size_t>(index)].upload(host_[static_cast<std::size_t>(index)],
-                                                      stream());
-    device_bounds_.resize(count_);
-    synchronize(stream());
-  }
-  void download() {
-    for (int index = 0; index < kArrays; ++index)
-      host_[static_cast<std::size_t>(index)] =
-          device_[static_cast<std::size_t>(index)].to_vector(stream());
-  }
-
-  Backend backend_ = Backend::Cpu;
-  sort::Algorithm sort_ = sort::Algorithm::Auto;
-  std::uint32_t count_ = 0;
   std::uint32_t first_of_second_ = 0;
   float display_radius_ = 0.01f;
   physics::ContactOptions contact_options_;
-  std::array<std::vector<float>, kArrays> host_;
-  std::array<DeviceBuffer<float>, kArrays> device_;
   physics::AabbStore host_bounds_;
   physics::DeviceAabbStore device_bounds_;
   std::vector<render::SphereInstance> sprites_;
-  std::optional<Stream> stream_;  // made when the scene first runs on the GPU
   physics::SphereContacts contacts_;
-  physics::BroadPhase broad_phase_;
-  SceneStats stats_;
 };
 
 }  // namespace

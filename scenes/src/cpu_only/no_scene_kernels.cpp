@@ -1,5 +1,6 @@
-// A build without CUDA steps the boxes scene on the CPU only.
+// A build without CUDA steps the scenes on the CPU only: every GPU step says so.
 #include "../boxes_gpu.hpp"
+#include "../nbody_gpu.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::scenes::detail {
@@ -19,6 +20,12 @@ void count_touches_on_gpu(const BoxField&, const physics::Pair*, std::size_t, St
   no_gpu();
 }
 void write_instances_on_gpu(const BoxField&, render::BoxInstance*, StreamHandle) {
+  no_gpu();
+}
+void kick_drift_on_gpu(const BodyField&, float, float, StreamHandle) {
+  no_gpu();
+}
+void write_sprites_on_gpu(const BodyField&, float, render::SphereInstance*, StreamHandle) {
   no_gpu();
 }
 
