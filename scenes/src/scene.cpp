@@ -8,12 +8,13 @@
 namespace rsw::scenes {
 
 std::vector<std::string> scene_names() {
-  return {"boxes", "nbody"};
+  return {"boxes", "particles", "nbody"};
 }
 
 std::unique_ptr<Scene> make_scene(std::string_view name) {
   if (name == "boxes") return detail::make_boxes_scene();
   if (name == "nbody") return detail::make_nbody_scene();
+  if (name == "particles") return detail::make_particles_scene();
   std::string choices;
   for (const std::string& known : scene_names())
     choices += (choices.empty() ? "" : ", ") + known;

@@ -9,5 +9,6 @@ namespace rsw::scenes::detail {
 
 std::unique_ptr<Scene> make_boxes_scene();
 std::unique_ptr<Scene> make_nbody_scene();
+std::unique_ptr<Scene> make_particles_scene();
 
 }  // namespace rsw::scenes::detail

@@ -1,6 +1,7 @@
 // A build without CUDA steps the scenes on the CPU only: every GPU step says so.
 #include "../boxes_gpu.hpp"
 #include "../nbody_gpu.hpp"
+#include "../particles_gpu.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::scenes::detail {
@@ -26,6 +27,15 @@ void kick_drift_on_gpu(const BodyField&, float, float, StreamHandle) {
   no_gpu();
 }
 void write_sprites_on_gpu(const BodyField&, float, render::SphereInstance*, StreamHandle) {
+  no_gpu();
+}
+void settle_on_gpu(const ParticleField&, const Landscape&, StreamHandle) {
+  no_gpu();
+}
+void advance_on_gpu(const ParticleField&, float, StreamHandle) {
+  no_gpu();
+}
+void write_particle_sprites_on_gpu(const ParticleField&, render::SphereInstance*, StreamHandle) {
   no_gpu();
 }
 

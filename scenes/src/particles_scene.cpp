@@ -1,0 +1,224 @@
+// The particles scene: spheres poured onto a procedural landscape (rolling hills on a height
+// field, walled in) pile up and flow. Gravity and the landscape act on each particle
+// (particles_math.hpp); particle-particle contacts come from the broad phase's pairs through
+// physics::SphereContacts, with the same spring-dashpot law. Two substeps a frame.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "particles_gpu.hpp"
+#include "particles_landscape.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
+#include "rsw/physics/bounds.hpp"
+#include "rsw/physics/dynamics.hpp"
+#include "scene_base.hpp"
+#include "scene_registry.hpp"
+
+namespace rsw::scenes::detail {
+namespace {
+
+constexpr int kSubsteps = 2;
+constexpr float kSubstep = 1.0f / (60.0f * kSubsteps);
+constexpr std::size_t kMaxParticles = std::size_t{1} << 24;
+constexpr float kRadius = 0.05f;
+constexpr float kMass = 1.0f;
+
+// The state's float arrays: position, velocity, acceleration (x, y, z), mass, radius.
+constexpr int kArrays = 11;
+constexpr int kMassArray = 9;
+constexpr int kRadiusArray = 10;
+
+class ParticlesScene final : public SceneBase<kArrays> {
+ public:
+  std::string_view name() const noexcept override { return "particles"; }
+
+  void reset(const SceneSettings& settings) override {
+    if (settings.count < 1 || settings.count > kMaxParticles) {
+      throw Error(ErrorKind::InvalidArgument, "particles scene: " + std::to_string(settings.count) +
+                                                  " particles; 1 .. " +
+                                                  std::to_string(kMaxParticles));
+    }
+    start(settings, static_cast<std::uint32_t>(settings.count));
+    LandscapeGrid grid = make_landscape(count_, settings.seed, kRadius);
+    heights_ = std::move(grid.heights);
+    half_extent_ = grid.half_extent;
+    highest_ = grid.highest;
+    device_heights_ = {};
+    std::mt19937 generator(settings.seed + 1);
+    pour(generator);
+    // Contacts ring about ten substeps and lose about a third of their energy each time.
+    const float omega = 2.0f * std::numbers::pi_v<float> / (10.0f * kSubstep);
+    contact_options_ = {.stiffness = kMass * omega * omega, .damping = 0.6f * kMass * omega};
+    landscape_changed_ = true;
+    place();
+  }
+
+  void step(StageProfiler& profiler) override {
+    const ParticleField field = this->field();
+    for (int substep = 0; substep < kSubsteps; ++substep) {
+      {
+        auto timer = profiler.time("aabb", backend(), stream());
+        if (on_gpu()) {
+          physics::compute_bounds(
+              physics::DeviceSphereArrays{span(0), span(1), span(2), span(kRadiusArray)},
+              device_bounds_, stream());
+        } else {
+          physics::compute_bounds(
+              physics::SphereArrays{host_[0], host_[1], host_[2], host_[kRadiusArray]},
+              host_bounds_);
+        }
+      }
+      {
+        auto timer = profiler.time("integrate", backend(), stream());
+        if (on_gpu()) {
+          settle_on_gpu(field, landscape(), stream());
+        } else {
+          for (std::uint32_t i = 0; i < count_; ++i)
+            settle_on_landscape(field, landscape(), i);
+        }
+      }
+      if (on_gpu()) {
+        broad_phase_.update(device_bounds_.view());
+        const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
+        auto timer = profiler.time("narrow phase", backend(), stream());
+        contacts_.add(device_bodies(), pairs,
+                      {{array(6), count_}, {array(7), count_}, {array(8), count_}},
+                      contact_options_, stream());
+      } else {
+        broad_phase_.update(host_bounds_.view());
+        const physics::PairView pairs = broad_phase_.find_pairs();
+        auto timer = profiler.time("narrow phase");
+        contacts_.add(host_bodies(), pairs, {host_[6], host_[7], host_[8]}, contact_options_);
+      }
+      record_broad_phase(profiler);
+      auto timer = profiler.time("integrate", backend(), stream());
+      if (on_gpu()) {
+        advance_on_gpu(field, kSubstep, stream());
+      } else {
+        for (std::uint32_t i = 0; i < count_; ++i)
+          advance_particle(field, i, kSubstep);
+      }
+    }
+  }
+
+  render::OrbitCamera camera() const override {
+    return {.target = {0, 0, 0},
+            .distance = 2.6f * half_extent_,
+            .yaw_degrees = 30,
+            .pitch_degrees = 35,
+            .near_plane = 0.02f * half_extent_,
+            .far_plane = 20 * half_extent_};
+  }
+
+  void draw(render::Renderer& renderer, StageProfiler& profiler) override {
+    auto timer = profiler.time("render", backend(), stream());
+    if (landscape_changed_ || drawn_on_ != &renderer) {
+      renderer.set_height_field({.columns = kLandscapeSamples,
+                                 .rows = kLandscapeSamples,
+                                 .min_x = -half_extent_,
+                                 .max_x = half_extent_,
+                                 .min_z = -half_extent_,
+                                 .max_z = half_extent_,
+                                 .heights = heights_,
+                                 .colour = {0.32f, 0.5f, 0.26f}});
+      landscape_changed_ = false;
+      drawn_on_ = &renderer;
+    }
+    renderer.draw_height_field();
+    if (on_gpu()) {
+      write_particle_sprites_on_gpu(field(), renderer.map_spheres(count_, stream()).data, stream());
+      renderer.draw_mapped_spheres();
+      return;
+    }
+    sprites_.resize(count_);
+    const ParticleField host = field();
+    for (std::uint32_t i = 0; i < count_; ++i)
+      sprites_[i] = particle_sprite(host, i);
+    renderer.draw_spheres(sprites_);
+  }
+
+ private:
+  // The particles start at rest as a jittered block above the middle of the landscape: rows
+  // of at most 80% of its width, at least four layers deep.
+  void pour(std::mt19937& generator) {
+    std::uniform_real_distribution<float> jitter(-0.1f * kRadius, 0.1f * kRadius);
+    const float spacing = 2.2f * kRadius;
+    const auto widest = static_cast<std::uint32_t>(1.6f * half_extent_ / spacing);
+    const auto square = static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<float>(count_) / 4.0f)));
+    const std::uint32_t across = std::max(1u, std::min(square, widest));
+    const float offset = -0.5f * spacing * static_cast<float>(across - 1);
+    for (std::uint32_t i = 0; i < count_; ++i) {
+      const std::uint32_t layer = i / (across * across);
+      const std::uint32_t in_layer = i % (across * across);
+      host_[0][i] = offset + spacing * static_cast<float>(in_layer % across) + jitter(generator);
+      host_[2][i] = offset + spacing * static_cast<float>(in_layer / across) + jitter(generator);
+      host_[1][i] = highest_ + 4 * kRadius + spacing * static_cast<float>(layer);
+      host_[kMassArray][i] = kMass;
+      host_[kRadiusArray][i] = kRadius;
+    }
+  }
+
+  Landscape landscape() {
+    const float* heights = heights_.data();
+    if (on_gpu()) {
+      if (device_heights_.size() != heights_.size()) device_heights_.upload(heights_, stream());
+      heights = device_heights_.data();
+    }
+    return {heights, kLandscapeSamples, kLandscapeSamples, half_extent_};
+  }
+
+  ParticleField field() {
+    ParticleField view{};
+    for (int axis = 0; axis < 3; ++axis) {
+      view.position[axis] = array(axis);
+      view.velocity[axis] = array(3 + axis);
+      view.acceleration[axis] = array(6 + axis);
+    }
+    view.count = count_;
+    view.radius = kRadius;
+    view.mass = kMass;
+    view.stiffness = contact_options_.stiffness;
+    view.damping = contact_options_.damping;
+    return view;
+  }
+
+  DeviceSpan<const float> span(int index) { return {array(index), count_}; }
+  physics::DeviceSphereBodies device_bodies() {
+    return {span(0), span(1), span(2),          span(3),
+            span(4), span(5), span(kMassArray), span(kRadiusArray)};
+  }
+  physics::SphereBodies host_bodies() const {
+    return {host_[0], host_[1], host_[2],          host_[3],
+            host_[4], host_[5], host_[kMassArray], host_[kRadiusArray]};
+  }
+
+  void upload_rest() override {
+    device_bounds_.resize(count_);
+    device_heights_.upload(heights_, stream());
+  }
+
+  float half_extent_ = 2;
+  float highest_ = 0;
+  std::vector<float> heights_;
+  DeviceBuffer<float> device_heights_;
+  bool landscape_changed_ = true;
+  const render::Renderer* drawn_on_ = nullptr;
+  physics::ContactOptions contact_options_;
+  physics::AabbStore host_bounds_;
+  physics::DeviceAabbStore device_bounds_;
+  physics::SphereContacts contacts_;
+  std::vector<render::SphereInstance> sprites_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scene> make_particles_scene() {
+  return std::make_unique<ParticlesScene>();
+}
+
+}  // namespace rsw::scenes::detail
