@@ -92,6 +92,7 @@ void SphereContacts::add(const SphereBodies& bodies, std::span<const Pair> pairs
   const std::size_t count = checked_count(bodies);
   check_out(count, out.x.size(), out.y.size(), out.z.size());
   check_pairs(count, pairs);
+  const std::span<float> axes[3] = {out.x, out.y, out.z};
   for (const Pair& pair : pairs) {
     const std::uint32_t a = pair.a;
     const std::uint32_t b = pair.b;
@@ -102,7 +103,6 @@ void SphereContacts::add(const SphereBodies& bodies, std::span<const Pair> pairs
     float force[3];
     detail::contact_force(pa, pb, va, vb, bodies.radius[a], bodies.radius[b], options.stiffness,
                           options.damping, force);
-    const std::span<float> axes[3] = {out.x, out.y, out.z};
     for (int axis = 0; axis < 3; ++axis) {
       axes[axis][b] += force[axis] / bodies.mass[b];
       axes[axis][a] -= force[axis] / bodies.mass[a];

@@ -6,12 +6,7 @@
 #include <cstdint>
 
 #include "rsw/render/renderer.hpp"
-
-#if defined(__CUDACC__)
-#define RSW_SCENE_HOST_DEVICE __host__ __device__
-#else
-#define RSW_SCENE_HOST_DEVICE
-#endif
+#include "scene_math.hpp"
 
 namespace rsw::scenes::detail {
 
@@ -26,23 +21,6 @@ struct BoxField {
   std::uint32_t count;
   float extent;  // the cube [0, extent]^3
 };
-
-// a * b and a + b rounded each, never fused into one multiply-add: the GPU then computes
-// what the CPU does, bit for bit, and both backends run the same scene.
-RSW_SCENE_HOST_DEVICE inline float multiply(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-RSW_SCENE_HOST_DEVICE inline float add(float a, float b) {
-#if defined(__CUDA_ARCH__)
-  return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
 
 /// Moves box `i` by dt and reflects it off the walls; writes its bounds.
 RSW_SCENE_HOST_DEVICE inline void move_box(const BoxField& field, std::uint32_t i, float dt) {

@@ -7,8 +7,6 @@
 
 namespace rsw::scenes::detail {
 
-/// kick_drift() for every body.
-void kick_drift_on_gpu(const BodyField& field, float h, float dt, StreamHandle stream);
 /// body_sprite() of every body into `out` (the renderer's mapped sprite buffer).
 void write_sprites_on_gpu(const BodyField& field, float display_radius, render::SphereInstance* out,
                           StreamHandle stream);

@@ -3,31 +3,16 @@
 
 #include <cstdint>
 
-#include "boxes_math.hpp"  // RSW_SCENE_HOST_DEVICE, multiply(), add()
 #include "rsw/render/renderer.hpp"
+#include "scene_math.hpp"
 
 namespace rsw::scenes::detail {
 
 /// The bodies' state as arrays of n floats (host or device memory alike).
 struct BodyField {
-  float* position[3];
-  float* velocity[3];
-  float* acceleration[3];
-  const float* mass;
-  const float* radius;
-  std::uint32_t count;
+  Motion motion;
   std::uint32_t first_of_second;  // bodies from here on belong to the second galaxy
 };
-
-/// v += a * h, then (when dt > 0) x += v * dt: the leapfrog's kick and drift for body i.
-RSW_SCENE_HOST_DEVICE inline void kick_drift(const BodyField& field, std::uint32_t i, float h,
-                                             float dt) {
-  for (int axis = 0; axis < 3; ++axis) {
-    const float velocity = add(field.velocity[axis][i], multiply(field.acceleration[axis][i], h));
-    field.velocity[axis][i] = velocity;
-    if (dt > 0.0f) field.position[axis][i] = add(field.position[axis][i], multiply(velocity, dt));
-  }
-}
 
 /// Body i as a sprite: blue-white for the first galaxy, amber for the second, brighter when
 /// fast; the two cores white.
@@ -37,8 +22,8 @@ RSW_SCENE_HOST_DEVICE inline render::SphereInstance body_sprite(const BodyField&
   render::SphereInstance sprite;
   float speed_squared = 0.0f;
   for (int axis = 0; axis < 3; ++axis) {
-    sprite.centre[axis] = field.position[axis][i];
-    speed_squared += field.velocity[axis][i] * field.velocity[axis][i];
+    sprite.centre[axis] = field.motion.position[axis][i];
+    speed_squared += field.motion.velocity[axis][i] * field.motion.velocity[axis][i];
   }
   const bool core = i == 0 || i == field.first_of_second;
   sprite.radius = core ? 4.0f * display_radius : display_radius;

@@ -7,20 +7,15 @@
 #include <array>
 #include <cmath>
 #include <numbers>
-#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "nbody_gpu.hpp"
-#include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
-#include "rsw/engine/stream.hpp"
-#include "rsw/physics/bounds.hpp"
-#include "rsw/physics/broad_phase.hpp"
 #include "rsw/physics/dynamics.hpp"
-#include "scene_base.hpp"
 #include "scene_registry.hpp"
+#include "sphere_scene.hpp"
 
 namespace rsw::scenes::detail {
 namespace {
@@ -34,12 +29,7 @@ constexpr float kCoreRadius = 0.05f;
 constexpr float kTilt = 0.7f;  // radians: the second disk's tilt about x
 constexpr physics::GravityOptions kGravity{.constant = 1.0f, .softening = 0.08f};
 
-// The state's float arrays: position, velocity, acceleration (x, y, z), mass, radius.
-constexpr int kArrays = 11;
-constexpr int kMass = 9;
-constexpr int kRadius = 10;
-
-class NBodyScene final : public SceneBase<kArrays> {
+class NBodyScene final : public SphereScene {
  public:
   std::string_view name() const noexcept override { return "nbody"; }
 
@@ -61,27 +51,18 @@ class NBodyScene final : public SceneBase<kArrays> {
   }
 
   void step(StageProfiler& profiler) override {
-    const BodyField field = this->field();
-    const float half = 0.5f * kStep;
-    {
+    const Motion bodies = motion();
+    const auto kick_drift_all = [&](float h, float dt) {
       auto timer = profiler.time("integrate", backend(), stream());
       if (on_gpu()) {
-        kick_drift_on_gpu(field, half, kStep, stream());
+        kick_drift_on_gpu(bodies, h, dt, stream());
       } else {
-        for (std::uint32_t i = 0; i < count_; ++i)
-          kick_drift(field, i, half, kStep);
+        kick_drift_on_cpu(bodies, h, dt);
       }
-    }
+    };
+    kick_drift_all(0.5f * kStep, kStep);
     find_accelerations(profiler);
-    {
-      auto timer = profiler.time("integrate", backend(), stream());
-      if (on_gpu()) {
-        kick_drift_on_gpu(field, half, 0.0f, stream());
-      } else {
-        for (std::uint32_t i = 0; i < count_; ++i)
-          kick_drift(field, i, half, 0.0f);
-      }
-    }
+    kick_drift_all(0.5f * kStep, 0.0f);
   }
 
   render::OrbitCamera camera() const override {
@@ -139,8 +120,8 @@ class NBodyScene final : public SceneBase<kArrays> {
           host_[axis][i] = centres[galaxy][axis] + p[axis];
           host_[3 + axis][i] = drifts[galaxy][axis] + v[axis];
         }
-        host_[kMass][i] = mass;
-        host_[kRadius][i] = radius;
+        host_[kMassArray][i] = mass;
+        host_[kRadiusArray][i] = radius;
       };
       place(first, {0, 0, 0}, {0, 0, 0}, kCoreMass, kCoreRadius);
       for (std::uint32_t k = 0; k < disk_bodies[galaxy]; ++k) {
@@ -160,78 +141,22 @@ class NBodyScene final : public SceneBase<kArrays> {
     }
   }
 
-  // Accelerations of the current positions: bounds, broad phase, gravity, contacts.
+  // Accelerations of the current positions: gravity, then contacts.
   void find_accelerations(StageProfiler& profiler) {
-    const StreamHandle on = stream();
-    if (on_gpu()) {
-      const physics::DeviceSphereBodies bodies = device_bodies();
-      {
-        auto timer = profiler.time("aabb", backend(), on);
-        physics::compute_bounds(
-            physics::DeviceSphereArrays{bodies.x, bodies.y, bodies.z, bodies.radius},
-            device_bounds_, on);
+    accelerate(profiler, "gravity", [&] {
+      if (on_gpu()) {
+        physics::gravity(device_bodies(), device_accelerations(), kGravity, stream());
+      } else {
+        physics::gravity(host_bodies(), host_accelerations(), kGravity);
       }
-      broad_phase_.update(device_bounds_.view());
-      const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
-      const physics::DeviceAccelerations out{
-          {array(6), count_}, {array(7), count_}, {array(8), count_}};
-      {
-        auto timer = profiler.time("gravity", backend(), on);
-        physics::gravity(bodies, out, kGravity, on);
-      }
-      auto timer = profiler.time("narrow phase", backend(), on);
-      contacts_.add(bodies, pairs, out, contact_options_, on);
-    } else {
-      const physics::SphereBodies bodies = host_bodies();
-      {
-        auto timer = profiler.time("aabb");
-        physics::compute_bounds(physics::SphereArrays{bodies.x, bodies.y, bodies.z, bodies.radius},
-                                host_bounds_);
-      }
-      broad_phase_.update(host_bounds_.view());
-      const physics::PairView pairs = broad_phase_.find_pairs();
-      const physics::Accelerations out{host_[6], host_[7], host_[8]};
-      {
-        auto timer = profiler.time("gravity");
-        physics::gravity(bodies, out, kGravity);
-      }
-      auto timer = profiler.time("narrow phase");
-      contacts_.add(bodies, pairs, out, contact_options_);
-    }
-    record_broad_phase(profiler);
+    });
   }
 
-  physics::SphereBodies host_bodies() const {
-    return {host_[0], host_[1], host_[2],     host_[3],
-            host_[4], host_[5], host_[kMass], host_[kRadius]};
-  }
-  physics::DeviceSphereBodies device_bodies() {
-    const auto span = [&](int index) { return DeviceSpan<const float>{array(index), count_}; };
-    return {span(0), span(1), span(2), span(3), span(4), span(5), span(kMass), span(kRadius)};
-  }
-
-  BodyField field() {
-    BodyField view{};
-    for (int axis = 0; axis < 3; ++axis) {
-      view.position[axis] = array(axis);
-      view.velocity[axis] = array(3 + axis);
-      view.acceleration[axis] = array(6 + axis);
-    }
-    view.mass = array(kMass);
-    view.radius = array(kRadius);
-    view.count = count_;
-    view.first_of_second = first_of_second_;
-    return view;
-  }
-  void upload_rest() override { device_bounds_.resize(count_); }
+  BodyField field() { return {motion(), first_of_second_}; }
 
   std::uint32_t first_of_second_ = 0;
   float display_radius_ = 0.01f;
-  physics::ContactOptions contact_options_;
-  physics::AabbStore host_bounds_;
-  physics::DeviceAabbStore device_bounds_;
   std::vector<render::SphereInstance> sprites_;
-  physics::SphereContacts contacts_;
 };
 
 }  // namespace

@@ -9,8 +9,6 @@ namespace rsw::scenes::detail {
 
 /// settle_on_landscape() for every particle.
 void settle_on_gpu(const ParticleField& field, const Landscape& land, StreamHandle stream);
-/// advance_particle() for every particle.
-void advance_on_gpu(const ParticleField& field, float dt, StreamHandle stream);
 /// particle_sprite() of every particle into `out` (the renderer's mapped sprite buffer).
 void write_particle_sprites_on_gpu(const ParticleField& field, render::SphereInstance* out,
                                    StreamHandle stream);

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include "boxes_math.hpp"  // RSW_SCENE_HOST_DEVICE
 #include "rsw/render/renderer.hpp"
+#include "scene_math.hpp"
 
 namespace rsw::scenes::detail {
 
@@ -21,10 +21,7 @@ struct Landscape {
 
 /// Particles: arrays of n floats (host or device memory alike).
 struct ParticleField {
-  float* position[3];
-  float* velocity[3];
-  float* acceleration[3];
-  std::uint32_t count;
+  Motion motion;
   float radius;
   float mass;
   float stiffness;  // spring-dashpot of every contact: particle, landscape, wall
@@ -77,8 +74,10 @@ RSW_SCENE_HOST_DEVICE inline void push(const ParticleField& field, float overlap
 /// particles are added after).
 RSW_SCENE_HOST_DEVICE inline void settle_on_landscape(const ParticleField& field,
                                                       const Landscape& land, std::uint32_t i) {
-  const float p[3] = {field.position[0][i], field.position[1][i], field.position[2][i]};
-  const float v[3] = {field.velocity[0][i], field.velocity[1][i], field.velocity[2][i]};
+  const float p[3] = {field.motion.position[0][i], field.motion.position[1][i],
+                      field.motion.position[2][i]};
+  const float v[3] = {field.motion.velocity[0][i], field.motion.velocity[1][i],
+                      field.motion.velocity[2][i]};
   float force[3] = {0.0f, -9.81f * field.mass, 0.0f};
   float slope_x = 0.0f;
   float slope_z = 0.0f;
@@ -95,17 +94,7 @@ RSW_SCENE_HOST_DEVICE inline void settle_on_landscape(const ParticleField& field
   for (int side = 0; side < 4; ++side)
     push(field, overlaps[side], walls[side], v, force);
   for (int axis = 0; axis < 3; ++axis)
-    field.acceleration[axis][i] = force[axis] / field.mass;
-}
-
-/// Semi-implicit Euler: v += a dt, x += v dt.
-RSW_SCENE_HOST_DEVICE inline void advance_particle(const ParticleField& field, std::uint32_t i,
-                                                   float dt) {
-  for (int axis = 0; axis < 3; ++axis) {
-    const float velocity = add(field.velocity[axis][i], multiply(field.acceleration[axis][i], dt));
-    field.velocity[axis][i] = velocity;
-    field.position[axis][i] = add(field.position[axis][i], multiply(velocity, dt));
-  }
+    field.motion.acceleration[axis][i] = force[axis] / field.mass;
 }
 
 /// Particle i as a sprite: sand when slow, white-blue when fast.
@@ -114,8 +103,8 @@ RSW_SCENE_HOST_DEVICE inline render::SphereInstance particle_sprite(const Partic
   render::SphereInstance sprite;
   float speed_squared = 0.0f;
   for (int axis = 0; axis < 3; ++axis) {
-    sprite.centre[axis] = field.position[axis][i];
-    speed_squared += field.velocity[axis][i] * field.velocity[axis][i];
+    sprite.centre[axis] = field.motion.position[axis][i];
+    speed_squared += field.motion.velocity[axis][i] * field.motion.velocity[axis][i];
   }
   sprite.radius = field.radius;
   const float fast = speed_squared / (speed_squared + 4.0f);

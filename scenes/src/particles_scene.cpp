@@ -16,8 +16,8 @@
 #include "rsw/engine/error.hpp"
 #include "rsw/physics/bounds.hpp"
 #include "rsw/physics/dynamics.hpp"
-#include "scene_base.hpp"
 #include "scene_registry.hpp"
+#include "sphere_scene.hpp"
 
 namespace rsw::scenes::detail {
 namespace {
@@ -28,12 +28,7 @@ constexpr std::size_t kMaxParticles = std::size_t{1} << 24;
 constexpr float kRadius = 0.05f;
 constexpr float kMass = 1.0f;
 
-// The state's float arrays: position, velocity, acceleration (x, y, z), mass, radius.
-constexpr int kArrays = 11;
-constexpr int kMassArray = 9;
-constexpr int kRadiusArray = 10;
-
-class ParticlesScene final : public SceneBase<kArrays> {
+class ParticlesScene final : public SphereScene {
  public:
   std::string_view name() const noexcept override { return "particles"; }
 
@@ -48,7 +43,6 @@ class ParticlesScene final : public SceneBase<kArrays> {
     heights_ = std::move(grid.heights);
     half_extent_ = grid.half_extent;
     highest_ = grid.highest;
-    device_heights_ = {};
     std::mt19937 generator(settings.seed + 1);
     pour(generator);
     // Contacts ring about ten substeps and lose about a third of their energy each time.
@@ -61,47 +55,20 @@ class ParticlesScene final : public SceneBase<kArrays> {
   void step(StageProfiler& profiler) override {
     const ParticleField field = this->field();
     for (int substep = 0; substep < kSubsteps; ++substep) {
-      {
-        auto timer = profiler.time("aabb", backend(), stream());
-        if (on_gpu()) {
-          physics::compute_bounds(
-              physics::DeviceSphereArrays{span(0), span(1), span(2), span(kRadiusArray)},
-              device_bounds_, stream());
-        } else {
-          physics::compute_bounds(
-              physics::SphereArrays{host_[0], host_[1], host_[2], host_[kRadiusArray]},
-              host_bounds_);
-        }
-      }
-      {
-        auto timer = profiler.time("integrate", backend(), stream());
+      accelerate(profiler, "integrate", [&] {  // gravity, the landscape and the walls
         if (on_gpu()) {
           settle_on_gpu(field, landscape(), stream());
         } else {
+          const Landscape land = landscape();
           for (std::uint32_t i = 0; i < count_; ++i)
-            settle_on_landscape(field, landscape(), i);
+            settle_on_landscape(field, land, i);
         }
-      }
-      if (on_gpu()) {
-        broad_phase_.update(device_bounds_.view());
-        const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
-        auto timer = profiler.time("narrow phase", backend(), stream());
-        contacts_.add(device_bodies(), pairs,
-                      {{array(6), count_}, {array(7), count_}, {array(8), count_}},
-                      contact_options_, stream());
-      } else {
-        broad_phase_.update(host_bounds_.view());
-        const physics::PairView pairs = broad_phase_.find_pairs();
-        auto timer = profiler.time("narrow phase");
-        contacts_.add(host_bodies(), pairs, {host_[6], host_[7], host_[8]}, contact_options_);
-      }
-      record_broad_phase(profiler);
+      });
       auto timer = profiler.time("integrate", backend(), stream());
       if (on_gpu()) {
-        advance_on_gpu(field, kSubstep, stream());
+        kick_drift_on_gpu(field.motion, kSubstep, kSubstep, stream());
       } else {
-        for (std::uint32_t i = 0; i < count_; ++i)
-          advance_particle(field, i, kSubstep);
+        kick_drift_on_cpu(field.motion, kSubstep, kSubstep);
       }
     }
   }
@@ -149,7 +116,8 @@ class ParticlesScene final : public SceneBase<kArrays> {
     std::uniform_real_distribution<float> jitter(-0.1f * kRadius, 0.1f * kRadius);
     const float spacing = 2.2f * kRadius;
     const auto widest = static_cast<std::uint32_t>(1.6f * half_extent_ / spacing);
-    const auto square = static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<float>(count_) / 4.0f)));
+    const auto square =
+        static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<float>(count_) / 4.0f)));
     const std::uint32_t across = std::max(1u, std::min(square, widest));
     const float offset = -0.5f * spacing * static_cast<float>(across - 1);
     for (std::uint32_t i = 0; i < count_; ++i) {
@@ -164,41 +132,20 @@ class ParticlesScene final : public SceneBase<kArrays> {
   }
 
   Landscape landscape() {
-    const float* heights = heights_.data();
-    if (on_gpu()) {
-      if (device_heights_.size() != heights_.size()) device_heights_.upload(heights_, stream());
-      heights = device_heights_.data();
-    }
+    const float* heights = on_gpu() ? device_heights_.data() : heights_.data();
     return {heights, kLandscapeSamples, kLandscapeSamples, half_extent_};
   }
 
   ParticleField field() {
-    ParticleField view{};
-    for (int axis = 0; axis < 3; ++axis) {
-      view.position[axis] = array(axis);
-      view.velocity[axis] = array(3 + axis);
-      view.acceleration[axis] = array(6 + axis);
-    }
-    view.count = count_;
-    view.radius = kRadius;
-    view.mass = kMass;
-    view.stiffness = contact_options_.stiffness;
-    view.damping = contact_options_.damping;
-    return view;
-  }
-
-  DeviceSpan<const float> span(int index) { return {array(index), count_}; }
-  physics::DeviceSphereBodies device_bodies() {
-    return {span(0), span(1), span(2),          span(3),
-            span(4), span(5), span(kMassArray), span(kRadiusArray)};
-  }
-  physics::SphereBodies host_bodies() const {
-    return {host_[0], host_[1], host_[2],          host_[3],
-            host_[4], host_[5], host_[kMassArray], host_[kRadiusArray]};
+    return {.motion = motion(),
+            .radius = kRadius,
+            .mass = kMass,
+            .stiffness = contact_options_.stiffness,
+            .damping = contact_options_.damping};
   }
 
   void upload_rest() override {
-    device_bounds_.resize(count_);
+    SphereScene::upload_rest();
     device_heights_.upload(heights_, stream());
   }
 
@@ -208,10 +155,6 @@ class ParticlesScene final : public SceneBase<kArrays> {
   DeviceBuffer<float> device_heights_;
   bool landscape_changed_ = true;
   const render::Renderer* drawn_on_ = nullptr;
-  physics::ContactOptions contact_options_;
-  physics::AabbStore host_bounds_;
-  physics::DeviceAabbStore device_bounds_;
-  physics::SphereContacts contacts_;
   std::vector<render::SphereInstance> sprites_;
 };
 

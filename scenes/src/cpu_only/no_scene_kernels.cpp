@@ -23,16 +23,13 @@ void count_touches_on_gpu(const BoxField&, const physics::Pair*, std::size_t, St
 void write_instances_on_gpu(const BoxField&, render::BoxInstance*, StreamHandle) {
   no_gpu();
 }
-void kick_drift_on_gpu(const BodyField&, float, float, StreamHandle) {
+void kick_drift_on_gpu(const Motion&, float, float, StreamHandle) {
   no_gpu();
 }
 void write_sprites_on_gpu(const BodyField&, float, render::SphereInstance*, StreamHandle) {
   no_gpu();
 }
 void settle_on_gpu(const ParticleField&, const Landscape&, StreamHandle) {
-  no_gpu();
-}
-void advance_on_gpu(const ParticleField&, float, StreamHandle) {
   no_gpu();
 }
 void write_particle_sprites_on_gpu(const ParticleField&, render::SphereInstance*, StreamHandle) {

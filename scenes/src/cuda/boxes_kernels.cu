@@ -1,17 +1,12 @@
 #include <cuda_runtime.h>
 
 #include "../boxes_gpu.hpp"
+#include "launch.cuh"
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
 
 namespace rsw::scenes::detail {
 namespace {
-
-constexpr unsigned int kThreads = 256;
-
-unsigned int blocks_for(std::size_t count) {
-  return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
-}
 
 __global__ void move_boxes(BoxField field, float dt) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
