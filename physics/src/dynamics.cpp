@@ -39,16 +39,6 @@ void check_out(std::size_t bodies, std::size_t x, std::size_t y, std::size_t z) 
   }
 }
 
-void check_pairs(std::size_t bodies, std::span<const Pair> pairs) {
-  for (const Pair& pair : pairs) {
-    if (pair.a >= bodies || pair.b >= bodies) {
-      throw Error(ErrorKind::InvalidArgument, "contact pair (" + std::to_string(pair.a) + ", " +
-                                                  std::to_string(pair.b) + ") names a body past " +
-                                                  std::to_string(bodies));
-    }
-  }
-}
-
 }  // namespace
 
 void gravity(const SphereBodies& bodies, Accelerations out, const GravityOptions& options,
@@ -91,7 +81,7 @@ void SphereContacts::add(const SphereBodies& bodies, std::span<const Pair> pairs
                          const ContactOptions& options) {
   const std::size_t count = checked_count(bodies);
   check_out(count, out.x.size(), out.y.size(), out.z.size());
-  check_pairs(count, pairs);
+  detail::check_pairs(count, pairs);
   const std::span<float> axes[3] = {out.x, out.y, out.z};
   for (const Pair& pair : pairs) {
     const std::uint32_t a = pair.a;

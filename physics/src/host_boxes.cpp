@@ -60,6 +60,16 @@ void check_sizes(std::size_t count, std::initializer_list<std::size_t> sizes, co
   }
 }
 
+void check_pairs(std::size_t bodies, std::span<const Pair> pairs) {
+  for (const Pair& pair : pairs) {
+    if (pair.a >= bodies || pair.b >= bodies) {
+      throw Error(ErrorKind::InvalidArgument, "contact pair (" + std::to_string(pair.a) + ", " +
+                                                  std::to_string(pair.b) + ") names a body past " +
+                                                  std::to_string(bodies));
+    }
+  }
+}
+
 std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& out) {
   const std::size_t count = boxes.count;
   for (int axis = 0; axis < 3; ++axis) {

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct HostBoxes {
 /// Throws rsw::Error(InvalidArgument) unless every entry of `sizes` equals `count` and
 /// `count` boxes can be indexed with 32 bits. `what` names the arrays in the message.
 void check_sizes(std::size_t count, std::initializer_list<std::size_t> sizes, const char* what);
+
+/// Throws rsw::Error(InvalidArgument) naming the first pair with an index past `bodies`.
+void check_pairs(std::size_t bodies, std::span<const Pair> pairs);
 
 /// Copies a frame's boxes and filter bits into `out` (downloading device arrays), checking
 /// them. Returns the number of boxes excluded; with InvalidBoxes::Reject the first invalid
