@@ -26,8 +26,8 @@
 namespace {
 
 struct Options {
-  std::string scene = "boxes";
-  std::size_t count = 0;  // 0: kGpuCount on the GPU, kCpuCount on the CPU
+  std::string scene = "chairs";
+  std::size_t count = 0;  // 0: the scene's default count for the backend
   std::uint32_t seed = 1;
   std::string backend = "auto";
   std::string sort = "auto";
@@ -81,8 +81,6 @@ void print_info(const Options& options) {
 using rsw::render::Key;
 
 constexpr std::size_t kHeadlessFrames = 120;
-constexpr std::size_t kGpuCount = 100'000;
-constexpr std::size_t kCpuCount = 20'000;
 constexpr const char* kHeadlessScreenshot = "radixsweep.png";
 constexpr const char* kHeadlessStats = "radixsweep-stats.json";
 
@@ -131,9 +129,7 @@ class Demo {
     if (backend == rsw::Backend::Cuda) rsw::use_cuda_device(options.device);
     controls_.scenes = rsw::scenes::scene_names();
     controls_.scene = index_of(controls_.scenes, options.scene);
-    const std::size_t count =
-        options.count > 0 ? options.count : (backend == rsw::Backend::Cuda ? kGpuCount : kCpuCount);
-    controls_.count = static_cast<int>(count);
+    controls_.count = static_cast<int>(options.count);  // 0: the scene's default
     controls_.count_max = 1 << 24;
     controls_.backends = {"CPU"};
     if (rsw::cuda_runtime_info().available()) controls_.backends.push_back("GPU");
@@ -245,6 +241,8 @@ class Demo {
 
   void start_scene() {
     scene_ = rsw::scenes::make_scene(controls_.scenes[static_cast<std::size_t>(controls_.scene)]);
+    if (controls_.count == 0)
+      controls_.count = static_cast<int>(scene_->default_count(chosen_backend()));
     scene_->reset({.count = static_cast<std::size_t>(controls_.count),
                    .seed = options_.seed,
                    .backend = chosen_backend(),
@@ -256,6 +254,7 @@ class Demo {
 
   // What the overlay or the keys changed since the last frame.
   void apply_controls() {
+    if (controls_.scene != running_[0]) controls_.count = 0;  // a new scene: its own count
     if (controls_.scene != running_[0] || std::exchange(controls_.reset, false)) {
       start_scene();
       return;
@@ -349,7 +348,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(scene_names()))
       ->capture_default_str();
   app.add_option("--count", options.count,
-                 "Objects in the scene (default: 100000 on the GPU, 20000 on the CPU)")
+                 "Objects in the scene (default: the scene's own for the backend: chairs 16384 on the GPU, 1000 on the CPU)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
   app.add_option("--seed", options.seed, "Seed of the scene's random start")->capture_default_str();
   app.add_option("--backend", options.backend, "Where to run: auto, cpu or gpu")

@@ -35,6 +35,9 @@ constexpr int kArrays = 15;
 class BoxesScene final : public SceneBase<kArrays> {
  public:
   std::string_view name() const noexcept override { return "boxes"; }
+  std::size_t default_count(Backend backend) const noexcept override {
+    return backend == Backend::Cuda ? 100'000 : 20'000;
+  }
 
   void reset(const SceneSettings& settings) override {
     if (settings.count < 1 || settings.count > kMaxBoxes) {

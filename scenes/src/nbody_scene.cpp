@@ -32,6 +32,9 @@ constexpr physics::GravityOptions kGravity{.constant = 1.0f, .softening = 0.08f}
 class NBodyScene final : public SphereScene {
  public:
   std::string_view name() const noexcept override { return "nbody"; }
+  std::size_t default_count(Backend backend) const noexcept override {
+    return backend == Backend::Cuda ? 65'536 : 4'096;
+  }
 
   void reset(const SceneSettings& settings) override {
     if (settings.count < 2 || settings.count > kMaxBodies) {

@@ -31,6 +31,9 @@ constexpr float kMass = 1.0f;
 class ParticlesScene final : public SphereScene {
  public:
   std::string_view name() const noexcept override { return "particles"; }
+  std::size_t default_count(Backend backend) const noexcept override {
+    return backend == Backend::Cuda ? 1'000'000 : 20'000;
+  }
 
   void reset(const SceneSettings& settings) override {
     if (settings.count < 1 || settings.count > kMaxParticles) {

@@ -8,11 +8,12 @@
 namespace rsw::scenes {
 
 std::vector<std::string> scene_names() {
-  return {"boxes", "particles", "nbody"};
+  return {"chairs", "particles", "nbody", "boxes"};
 }
 
 std::unique_ptr<Scene> make_scene(std::string_view name) {
   if (name == "boxes") return detail::make_boxes_scene();
+  if (name == "chairs") return detail::make_chairs_scene();
   if (name == "nbody") return detail::make_nbody_scene();
   if (name == "particles") return detail::make_particles_scene();
   std::string choices;

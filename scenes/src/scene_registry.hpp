@@ -8,6 +8,7 @@
 namespace rsw::scenes::detail {
 
 std::unique_ptr<Scene> make_boxes_scene();
+std::unique_ptr<Scene> make_chairs_scene();
 std::unique_ptr<Scene> make_nbody_scene();
 std::unique_ptr<Scene> make_particles_scene();
 

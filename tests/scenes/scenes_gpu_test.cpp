@@ -112,3 +112,23 @@ TEST(ParticlesSceneGpu, FollowsTheCpuAndRepeatsItself) {
 }
 
 }  // namespace
+
+namespace {
+
+// Chairs: falling, then landing on the ground and on each other (rigid contacts summed in
+// fixed point on the GPU: landings amplify the rounding, hence a horizon of a few frames of
+// contact); switching backends mid-run moves the bodies exactly.
+TEST(ChairsSceneGpu, FollowsTheCpuRepeatsItselfAndSwitchesExactly) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  std::unique_ptr<rsw::scenes::Scene> gpu = expect_gpu_follows_cpu("chairs", 601, 3, 20, 5e-3f);
+  const auto on_gpu = gpu->positions();
+  gpu->set_backend(rsw::Backend::Cpu);
+  EXPECT_EQ(gpu->positions(), on_gpu);
+  rsw::StageProfiler profiler;
+  gpu->step(profiler);
+  gpu->set_backend(rsw::Backend::Cuda);
+  gpu->step(profiler);
+  EXPECT_EQ(gpu->backend(), rsw::Backend::Cuda);
+}
+
+}  // namespace

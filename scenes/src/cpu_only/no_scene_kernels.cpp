@@ -1,5 +1,6 @@
 // A build without CUDA steps the scenes on the CPU only: every GPU step says so.
 #include "../boxes_gpu.hpp"
+#include "../chairs_math.hpp"
 #include "../nbody_gpu.hpp"
 #include "../particles_gpu.hpp"
 #include "rsw/engine/error.hpp"
@@ -21,6 +22,9 @@ void count_touches_on_gpu(const BoxField&, const physics::Pair*, std::size_t, St
   no_gpu();
 }
 void write_instances_on_gpu(const BoxField&, render::BoxInstance*, StreamHandle) {
+  no_gpu();
+}
+void write_chair_instances_on_gpu(const ChairField&, render::BoxInstance*, StreamHandle) {
   no_gpu();
 }
 void kick_drift_on_gpu(const Motion&, float, float, StreamHandle) {

@@ -51,6 +51,9 @@ class RSW_API Scene {
   virtual ~Scene() = default;
   /// "boxes", ...: the name --scene takes.
   virtual std::string_view name() const noexcept = 0;
+  /// The count the demo starts this scene with on `backend` (Cpu or Cuda): what runs
+  /// smoothly there.
+  virtual std::size_t default_count(Backend backend) const noexcept = 0;
   /// Starts afresh; throws rsw::Error (InvalidArgument) for a count out of range, and
   /// (DeviceUnavailable) for Backend::Cuda without a device.
   virtual void reset(const SceneSettings& settings) = 0;

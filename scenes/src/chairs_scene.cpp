@@ -1,0 +1,253 @@
+// The chairs scene: chairs dropped from a staggered grid, each a little turned, tumble onto
+// the ground and into each other and pile up. Every chair is a rigid body
+// (physics::RigidWorld) whose collision proxy is a cluster of spheres along its seat, legs and
+// back; the broad phase finds the chairs whose boxes overlap, and their spheres push with a
+// spring-dashpot law and hold with friction. Sixteen substeps a frame keep the stiff contacts
+// stable.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "chairs_math.hpp"
+#include "rsw/engine/error.hpp"
+#include "rsw/physics/bounds.hpp"
+#include "rsw/physics/rigid_bodies.hpp"
+#include "scene_base.hpp"
+#include "scene_registry.hpp"
+
+namespace rsw::scenes::detail {
+namespace {
+
+constexpr int kSubsteps = 16;
+constexpr float kSubstep = 1.0f / (60.0f * kSubsteps);
+constexpr std::size_t kMaxChairs = std::size_t{1} << 20;
+// The chair: 0.5 wide and deep, 1 tall, as the renderer's unit chair mesh scaled.
+constexpr std::array<float, 3> kSize = {0.5f, 1.0f, 0.5f};
+constexpr float kSpacing = 0.85f;     // between chairs in a layer of the grid
+constexpr float kLayerHeight = 1.3f;  // between layers
+constexpr float kMass = 1.0f;
+
+// State arrays: position (0-2), orientation x, y, z, w (3-6), velocity (7-9), angular
+// velocity (10-12).
+constexpr int kArrays = 13;
+
+// The solids of the renderer's chair (its unit mesh scaled by kSize: seat, four legs, back)
+// and spheres along them.
+physics::RigidShape chair_shape() {
+  constexpr float kLeg = 0.06f;
+  std::vector<physics::SolidBox> solids = {{{-0.25f, -0.05f, -0.25f}, {0.25f, 0.05f, 0.25f}},
+                                           {{-0.25f, 0.05f, -0.25f}, {0.25f, 0.5f, -0.19f}}};
+  std::vector<physics::ProxySphere> spheres;
+  for (const float x : {-0.25f, 0.25f - kLeg}) {
+    for (const float z : {-0.25f, 0.25f - kLeg}) {
+      solids.push_back({{x, -0.5f, z}, {x + kLeg, -0.05f, z + kLeg}});
+      const float middle[2] = {x + 0.5f * kLeg, z + 0.5f * kLeg};
+      spheres.push_back({{middle[0], -0.2f, middle[1]}, 0.055f});
+      spheres.push_back({{middle[0], -0.445f, middle[1]}, 0.055f});
+    }
+  }
+  for (const float x : {-0.18f, 0.0f, 0.18f}) {
+    for (const float z : {-0.18f, 0.0f, 0.18f})
+      spheres.push_back({{x, 0.0f, z}, 0.07f});  // the seat
+    for (const float y : {0.21f, 0.41f})
+      spheres.push_back({{x, y, -0.22f}, 0.07f});  // the back
+  }
+  return physics::RigidShape::from_solids(solids, spheres, kMass);
+}
+
+// Contacts: stiff enough that a chair landing at 15 m/s sinks a few centimetres into what it
+// hits; damped so that a bounce loses most of its energy; friction as wood on wood.
+constexpr physics::RigidOptions kContacts{.stiffness = 3e4f,
+                                          .damping = 50.0f,
+                                          .friction = 0.6f,
+                                          .tangential_damping = 200.0f,
+                                          .angular_damping = 0.2f};
+
+class ChairsScene final : public SceneBase<kArrays> {
+ public:
+  ChairsScene() : world_({chair_shape()}) {}
+
+  std::string_view name() const noexcept override { return "chairs"; }
+  std::size_t default_count(Backend backend) const noexcept override {
+    return backend == Backend::Cuda ? 16'384 : 1'000;
+  }
+
+  void reset(const SceneSettings& settings) override {
+    if (settings.count < 1 || settings.count > kMaxChairs) {
+      throw Error(ErrorKind::InvalidArgument, "chairs scene: " + std::to_string(settings.count) +
+                                                  " chairs; 1 .. " + std::to_string(kMaxChairs));
+    }
+    start(settings, static_cast<std::uint32_t>(settings.count));
+    std::mt19937 generator(settings.seed);
+    drop(generator);
+    place();
+  }
+
+  void step(StageProfiler& profiler) override {
+    for (int substep = 0; substep < kSubsteps; ++substep) {
+      if (on_gpu()) {
+        const physics::DeviceRigidBodies bodies = device_bodies();
+        {
+          auto timer = profiler.time("aabb", backend(), stream());
+          world_.bounds(bodies, device_bounds_, stream());
+        }
+        broad_phase_.update(device_bounds_.view());
+        const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
+        {
+          auto timer = profiler.time("narrow phase", backend(), stream());
+          world_.collide(bodies, pairs, kContacts, stream());
+        }
+        auto timer = profiler.time("integrate", backend(), stream());
+        world_.integrate(bodies, kSubstep, kContacts, stream());
+      } else {
+        const physics::RigidBodies bodies = host_bodies();
+        {
+          auto timer = profiler.time("aabb");
+          world_.bounds(bodies, host_bounds_);
+        }
+        broad_phase_.update(host_bounds_.view());
+        const physics::PairView pairs = broad_phase_.find_pairs();
+        {
+          auto timer = profiler.time("narrow phase");
+          world_.collide(bodies, pairs, kContacts);
+        }
+        auto timer = profiler.time("integrate");
+        world_.integrate(bodies, kSubstep, kContacts);
+      }
+      record_broad_phase(profiler);
+    }
+  }
+
+  render::OrbitCamera camera() const override {
+    return {.target = {0, 0.25f * top_, 0},
+            .distance = 2.6f * half_width_ + top_,
+            .yaw_degrees = 30,
+            .pitch_degrees = 28,
+            .near_plane = 0.05f,
+            .far_plane = 20 * (half_width_ + top_)};
+  }
+
+  void draw(render::Renderer& renderer, StageProfiler& profiler) override {
+    auto timer = profiler.time("render", backend(), stream());
+    if (drawn_on_ != &renderer) {  // the floor: a flat height field under the pile
+      const float floor = 2.0f * half_width_ + 4.0f;
+      const std::vector<float> heights(4, 0.0f);
+      renderer.set_height_field({.columns = 2,
+                                 .rows = 2,
+                                 .min_x = -floor,
+                                 .max_x = floor,
+                                 .min_z = -floor,
+                                 .max_z = floor,
+                                 .heights = heights,
+                                 .colour = {0.45f, 0.45f, 0.42f}});
+      drawn_on_ = &renderer;
+    }
+    renderer.draw_height_field();
+    if (on_gpu()) {
+      const DeviceSpan<render::BoxInstance> instances =
+          renderer.map_instances(render::Shape::Chair, count_, stream());
+      write_chair_instances_on_gpu(field(), instances.data, stream());
+      renderer.draw_mapped(render::Shape::Chair);
+      return;
+    }
+    instances_.resize(count_);
+    const ChairField host = field();
+    for (std::uint32_t i = 0; i < count_; ++i)
+      instances_[i] = chair_instance(host, i);
+    renderer.draw_instances(render::Shape::Chair, instances_);
+  }
+
+ private:
+  // The chairs in a grid of square layers about ten deep, each layer shifted half a spacing
+  // from the one below; each chair turned about y at random and tipped a little, at rest.
+  void drop(std::mt19937& generator) {
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    const auto across = static_cast<std::uint32_t>(
+        std::ceil(std::sqrt(static_cast<float>(count_) / 10.0f)));
+    const std::uint32_t per_layer = across * across;
+    half_width_ = 0.5f * kSpacing * static_cast<float>(across);
+    const float lowest = 0.5f * kSize[1] + 0.3f;
+    for (std::uint32_t i = 0; i < count_; ++i) {
+      const std::uint32_t layer = i / per_layer;
+      const std::uint32_t in_layer = i % per_layer;
+      const float shift = layer % 2 == 0 ? 0.0f : 0.5f * kSpacing;
+      const float jitter = 0.1f * kSpacing;
+      const float position[3] = {
+          -half_width_ + kSpacing * (0.5f + static_cast<float>(in_layer % across)) + shift +
+              jitter * (unit(generator) - 0.5f),
+          lowest + kLayerHeight * static_cast<float>(layer),
+          -half_width_ + kSpacing * (0.5f + static_cast<float>(in_layer / across)) + shift +
+              jitter * (unit(generator) - 0.5f)};
+      // A turn about y, then a tip of up to 0.3 rad about a horizontal axis.
+      const float yaw = 2.0f * std::numbers::pi_v<float> * unit(generator);
+      const float tip = 0.3f * unit(generator);
+      const float heading = 2.0f * std::numbers::pi_v<float> * unit(generator);
+      const std::array<float, 4> turn_y = {0, std::sin(0.5f * yaw), 0, std::cos(0.5f * yaw)};
+      const std::array<float, 4> tip_q = {std::cos(heading) * std::sin(0.5f * tip), 0,
+                                          std::sin(heading) * std::sin(0.5f * tip),
+                                          std::cos(0.5f * tip)};
+      const std::array<float, 4> q = multiply_quaternions(tip_q, turn_y);
+      for (int axis = 0; axis < 3; ++axis)
+        host_[static_cast<std::size_t>(axis)][i] = position[axis];
+      for (int k = 0; k < 4; ++k)
+        host_[static_cast<std::size_t>(3 + k)][i] = q[static_cast<std::size_t>(k)];
+    }
+    top_ = lowest + kLayerHeight * static_cast<float>((count_ - 1) / per_layer) + kSize[1];
+  }
+
+  // a b for quaternions (x, y, z, w): the turn b, then a.
+  static std::array<float, 4> multiply_quaternions(const std::array<float, 4>& a,
+                                                   const std::array<float, 4>& b) {
+    return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+            a[3] * b[1] + a[1] * b[3] + a[2] * b[0] - a[0] * b[2],
+            a[3] * b[2] + a[2] * b[3] + a[0] * b[1] - a[1] * b[0],
+            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+  }
+
+  physics::RigidBodies host_bodies() {
+    auto& h = host_;
+    return {h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], {}};
+  }
+  physics::DeviceRigidBodies device_bodies() {
+    const auto span = [&](int index) { return DeviceSpan<float>{array(index), count_}; };
+    return {span(0), span(1), span(2), span(3), span(4),  span(5),  span(6),
+            span(7), span(8), span(9), span(10), span(11), span(12), {}};
+  }
+
+  ChairField field() {
+    const physics::RigidShape& shape = world_.shapes()[0];
+    ChairField view{};
+    for (int axis = 0; axis < 3; ++axis) {
+      view.position[axis] = array(axis);
+      view.velocity[axis] = array(7 + axis);
+      view.size[axis] = kSize[static_cast<std::size_t>(axis)];
+      view.origin[axis] = shape.origin[static_cast<std::size_t>(axis)];
+    }
+    for (int k = 0; k < 4; ++k)
+      view.orientation[k] = array(3 + k);
+    view.count = count_;
+    return view;
+  }
+
+  void upload_rest() override { device_bounds_.resize(count_); }
+
+  physics::RigidWorld world_;
+  physics::AabbStore host_bounds_;
+  physics::DeviceAabbStore device_bounds_;
+  float half_width_ = 1;
+  float top_ = 1;
+  const render::Renderer* drawn_on_ = nullptr;
+  std::vector<render::BoxInstance> instances_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scene> make_chairs_scene() {
+  return std::make_unique<ChairsScene>();
+}
+
+}  // namespace rsw::scenes::detail
