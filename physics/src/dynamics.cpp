@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "dynamics_gpu.hpp"
 #include "dynamics_math.hpp"
 #include "host_boxes.hpp"
+#include "parallel.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::physics {
@@ -60,14 +60,7 @@ void gravity(const SphereBodies& bodies, Accelerations out, const GravityOptions
       out.z[i] = options.constant * az;
     }
   };
-  const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  const std::size_t workers =
-      std::clamp<std::size_t>(threads > 0 ? static_cast<std::size_t>(threads) : hardware, 1,
-                              std::max<std::size_t>(count / 64, 1));
-  if (workers == 1) return rows(0, count);
-  std::vector<std::jthread> pool;
-  for (std::size_t worker = 0; worker < workers; ++worker)
-    pool.emplace_back(rows, count * worker / workers, count * (worker + 1) / workers);
+  detail::for_each_part(count, 64, rows, threads);
 }
 
 void gravity(const DeviceSphereBodies& bodies, DeviceAccelerations out,

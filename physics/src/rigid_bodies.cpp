@@ -5,12 +5,18 @@
 #include <string>
 
 #include "host_boxes.hpp"
+#include "parallel.hpp"
 #include "rigid_gpu.hpp"
 #include "rigid_math.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::physics {
 namespace {
+
+// Work for a thread of the CPU paths: bodies for bounds, placing and stepping; pairs for the
+// sphere tests.
+constexpr std::size_t kBodiesPerThread = 2048;
+constexpr std::size_t kPairsPerThread = 512;
 
 using Matrix = std::array<std::array<double, 3>, 3>;
 
@@ -233,18 +239,20 @@ void RigidWorld::bounds(const RigidBodies& bodies, AabbStore& out) {
   check_shapes(bodies.shape);
   const detail::BodyArrays arrays = arrays_of(bodies, count, shapes_.size());
   out.resize(count);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    float low[3];
-    float high[3];
-    detail::body_bounds(arrays, i, state_->records[detail::shape_of(arrays, i)], state_->table.data(), low,
-                        high);
-    out.min_x[i] = low[0];
-    out.min_y[i] = low[1];
-    out.min_z[i] = low[2];
-    out.max_x[i] = high[0];
-    out.max_y[i] = high[1];
-    out.max_z[i] = high[2];
-  }
+  detail::for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
+    for (auto i = static_cast<std::uint32_t>(first); i < last; ++i) {
+      float low[3];
+      float high[3];
+      detail::body_bounds(arrays, i, state_->records[detail::shape_of(arrays, i)],
+                          state_->table.data(), low, high);
+      out.min_x[i] = low[0];
+      out.min_y[i] = low[1];
+      out.min_z[i] = low[2];
+      out.max_x[i] = high[0];
+      out.max_y[i] = high[1];
+      out.max_z[i] = high[2];
+    }
+  });
 }
 
 void RigidWorld::bounds(const DeviceRigidBodies& bodies, DeviceAabbStore& out,
@@ -264,38 +272,50 @@ void RigidWorld::collide(const RigidBodies& bodies, std::span<const Pair> pairs,
   check_shapes(bodies.shape);
   detail::check_pairs(count, pairs);
   const detail::BodyArrays arrays = arrays_of(bodies, count, shapes_.size());
-  state_->placed.resize(count * state_->max_spheres);
-  state_->loads.assign(6 * count, 0.0f);
-  for (std::uint32_t i = 0; i < count; ++i) {
-    const detail::ShapeRecord& shape = state_->records[detail::shape_of(arrays, i)];
-    detail::SphereRecord* mine = state_->placed.data() + std::size_t{i} * state_->max_spheres;
-    detail::place_spheres(arrays, i, shape, state_->table.data(), mine);
-    if (!options.ground) continue;
-    float force[3] = {0, 0, 0};
-    float torque[3] = {0, 0, 0};
-    detail::ground_loads(mine, shape.count, detail::motion_of(arrays, i), options, force, torque);
-    for (int axis = 0; axis < 3; ++axis) {
-      state_->loads[6 * i + axis] = force[axis];
-      state_->loads[6 * i + 3 + axis] = torque[axis];
+  State& state = *state_;
+  state.placed.resize(count * state.max_spheres);
+  state.loads.assign(6 * count, 0.0f);
+  detail::for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
+    for (auto i = static_cast<std::uint32_t>(first); i < last; ++i) {
+      const detail::ShapeRecord& shape = state.records[detail::shape_of(arrays, i)];
+      detail::SphereRecord* mine = state.placed.data() + std::size_t{i} * state.max_spheres;
+      detail::place_spheres(arrays, i, shape, state.table.data(), mine);
+      if (!options.ground) continue;
+      float force[3] = {0, 0, 0};
+      float torque[3] = {0, 0, 0};
+      detail::ground_loads(mine, shape.count, detail::motion_of(arrays, i), options, force,
+                           torque);
+      for (int axis = 0; axis < 3; ++axis) {
+        state.loads[6 * std::size_t{i} + axis] = force[axis];
+        state.loads[6 * std::size_t{i} + 3 + axis] = torque[axis];
+      }
     }
-  }
-  for (const Pair& pair : pairs) {
-    float force_b[3] = {0, 0, 0};
-    float torque_a[3] = {0, 0, 0};
-    float torque_b[3] = {0, 0, 0};
-    detail::pair_loads(state_->placed.data() + std::size_t{pair.a} * state_->max_spheres,
-                       state_->records[detail::shape_of(arrays, pair.a)],
-                       state_->placed.data() + std::size_t{pair.b} * state_->max_spheres,
-                       state_->records[detail::shape_of(arrays, pair.b)],
-                       detail::motion_of(arrays, pair.a), detail::motion_of(arrays, pair.b),
-                       options, force_b, torque_a, torque_b);
-    float* load_a = state_->loads.data() + 6 * std::size_t{pair.a};
-    float* load_b = state_->loads.data() + 6 * std::size_t{pair.b};
+  });
+  // Each pair's loads on threads (force on b, torque on a, torque on b), then summed per
+  // body in pair order on one: the same bits for any count of threads.
+  state.pair_terms.resize(9 * pairs.size());
+  detail::for_each_part(pairs.size(), kPairsPerThread, [&](std::size_t first, std::size_t last) {
+    for (std::size_t k = first; k < last; ++k) {
+      const Pair pair = pairs[k];
+      float terms[3][3] = {};
+      detail::pair_loads(state.placed.data() + std::size_t{pair.a} * state.max_spheres,
+                         state.records[detail::shape_of(arrays, pair.a)],
+                         state.placed.data() + std::size_t{pair.b} * state.max_spheres,
+                         state.records[detail::shape_of(arrays, pair.b)],
+                         detail::motion_of(arrays, pair.a), detail::motion_of(arrays, pair.b),
+                         options, terms[0], terms[1], terms[2]);
+      std::copy(&terms[0][0], &terms[0][0] + 9, state.pair_terms.data() + 9 * k);
+    }
+  });
+  for (std::size_t k = 0; k < pairs.size(); ++k) {
+    const float* terms = state.pair_terms.data() + 9 * k;  // force on b, torque on a, on b
+    float* load_a = state.loads.data() + 6 * std::size_t{pairs[k].a};
+    float* load_b = state.loads.data() + 6 * std::size_t{pairs[k].b};
     for (int axis = 0; axis < 3; ++axis) {
-      load_b[axis] += force_b[axis];
-      load_a[axis] -= force_b[axis];
-      load_b[3 + axis] += torque_b[axis];
-      load_a[3 + axis] += torque_a[axis];
+      load_b[axis] += terms[axis];
+      load_a[axis] -= terms[axis];
+      load_b[3 + axis] += terms[6 + axis];
+      load_a[3 + axis] += terms[3 + axis];
     }
   }
 }
@@ -317,11 +337,14 @@ void RigidWorld::integrate(const RigidBodies& bodies, float dt, const RigidOptio
   check_shapes(bodies.shape);
   const detail::BodyArrays arrays = arrays_of(bodies, count, shapes_.size());
   const bool loaded = state_->loads.size() == 6 * count;
-  for (std::uint32_t i = 0; i < count; ++i) {
-    float load[6] = {0, 0, 0, 0, 0, 0};
-    if (loaded) std::copy_n(state_->loads.data() + 6 * std::size_t{i}, 6, load);
-    detail::integrate_body(arrays, i, state_->records[detail::shape_of(arrays, i)], load, dt, options);
-  }
+  detail::for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
+    for (auto i = static_cast<std::uint32_t>(first); i < last; ++i) {
+      float load[6] = {0, 0, 0, 0, 0, 0};
+      if (loaded) std::copy_n(state_->loads.data() + 6 * std::size_t{i}, 6, load);
+      detail::integrate_body(arrays, i, state_->records[detail::shape_of(arrays, i)], load, dt,
+                             options);
+    }
+  });
   state_->loads.clear();  // used: the next step collides again
 }
 

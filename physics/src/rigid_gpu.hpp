@@ -30,6 +30,7 @@ struct RigidWorld::State {
   std::uint32_t max_spheres = 0;            // of any shape
   std::vector<detail::SphereRecord> placed;  // the host's, max_spheres per body
   std::vector<float> loads;  // the host's force then torque, 6 per body; empty: none to apply
+  std::vector<float> pair_terms;  // the host's loads of each pair: force on b, torques on a, b
   std::unique_ptr<detail::RigidDevice> device;  // made on the first GPU call
 
   /// The device side, the shapes uploaded on first use.

@@ -36,8 +36,8 @@ struct ProxySphere {
 
 /// A solid box of the shape's material, for its mass properties.
 struct SolidBox {
-  std::array<float, 3> min{};
-  std::array<float, 3> max{};
+  std::array<float, 3> min{};  ///< the low corner
+  std::array<float, 3> max{};  ///< the high corner (> min on every axis)
 };
 
 /// What bodies of one kind share: their collision spheres and mass properties, in body
@@ -103,8 +103,8 @@ struct DeviceRigidBodies {
 /// slide.
 struct RigidOptions {
   std::array<float, 3> gravity{0, -9.81f, 0};  ///< acceleration of every body
-  bool ground = true;                          ///< a plane y = ground_height under everything
-  float ground_height = 0;
+  bool ground = true;        ///< a plane y = ground_height under everything
+  float ground_height = 0;   ///< where the ground plane lies
   float stiffness = 1e4f;           ///< normal force per unit of overlap
   float damping = 10;               ///< normal force per unit of approach speed
   float friction = 0.5f;            ///< Coulomb coefficient
@@ -121,9 +121,13 @@ class RSW_API RigidWorld {
   /// rules.
   explicit RigidWorld(std::vector<RigidShape> shapes);
   ~RigidWorld();
+  /// Moves the shapes and buffers; a moved-from world may only be assigned to or destroyed.
+  ///@{
   RigidWorld(RigidWorld&&) noexcept;
   RigidWorld& operator=(RigidWorld&&) noexcept;
+  ///@}
 
+  /// The shapes, in the order bodies' shape indices name them.
   const std::vector<RigidShape>& shapes() const noexcept { return shapes_; }
 
   /// out[i] = the box around body i's spheres. A non-finite state gives a box the broad phase
