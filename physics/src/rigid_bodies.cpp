@@ -94,7 +94,7 @@ std::size_t checked_count(const DeviceRigidBodies& bodies) {
       count,
       {bodies.y.size, bodies.z.size, bodies.qx.size, bodies.qy.size, bodies.qz.size,
        bodies.qw.size, bodies.vx.size, bodies.vy.size, bodies.vz.size, bodies.wx.size,
-       bodies.wy.size, bodies.wz.size, bodies.shape.data == nullptr ? count : bodies.shape.size},
+       bodies.wy.size, bodies.wz.size, bodies.shape.size == 0 ? count : bodies.shape.size},
       "rigid bodies");
   return count;
 }
@@ -114,7 +114,7 @@ detail::BodyArrays arrays_of(const Bodies& bodies, std::size_t count, std::size_
   if constexpr (std::is_same_v<Bodies, RigidBodies>) {
     shape = bodies.shape.empty() ? nullptr : bodies.shape.data();
   } else {
-    shape = bodies.shape.data;
+    shape = bodies.shape.size == 0 ? nullptr : bodies.shape.data;
   }
   return {raw(bodies.x),  raw(bodies.y),  raw(bodies.z),  raw(bodies.qx),
           raw(bodies.qy), raw(bodies.qz), raw(bodies.qw), raw(bodies.vx),
@@ -184,8 +184,9 @@ RigidShape RigidShape::from_solids(std::span<const SolidBox> solids,
   return shape;
 }
 
-RigidWorld::RigidWorld(std::vector<RigidShape> shapes)
+RigidWorld::RigidWorld(std::vector<RigidShape> shapes, int threads)
     : shapes_(std::move(shapes)), state_(std::make_unique<State>()) {
+  state_->threads = threads;
   if (shapes_.empty()) throw Error(ErrorKind::InvalidArgument, "a rigid world needs a shape");
   for (std::size_t index = 0; index < shapes_.size(); ++index)
     check_shape(shapes_[index], index);
@@ -252,7 +253,7 @@ void RigidWorld::bounds(const RigidBodies& bodies, AabbStore& out) {
       out.max_y[i] = high[1];
       out.max_z[i] = high[2];
     }
-  });
+  }, state_->threads);
 }
 
 void RigidWorld::bounds(const DeviceRigidBodies& bodies, DeviceAabbStore& out,
@@ -273,6 +274,7 @@ void RigidWorld::collide(const RigidBodies& bodies, std::span<const Pair> pairs,
   detail::check_pairs(count, pairs);
   const detail::BodyArrays arrays = arrays_of(bodies, count, shapes_.size());
   State& state = *state_;
+  if (state.device) state.device->loaded = 0;  // the last collide() is this one, on the host
   state.placed.resize(count * state.max_spheres);
   state.loads.assign(6 * count, 0.0f);
   detail::for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
@@ -290,7 +292,7 @@ void RigidWorld::collide(const RigidBodies& bodies, std::span<const Pair> pairs,
         state.loads[6 * std::size_t{i} + 3 + axis] = torque[axis];
       }
     }
-  });
+  }, state_->threads);
   // Each pair's loads on threads (force on b, torque on a, torque on b), then summed per
   // body in pair order on one: the same bits for any count of threads.
   state.pair_terms.resize(9 * pairs.size());
@@ -306,7 +308,7 @@ void RigidWorld::collide(const RigidBodies& bodies, std::span<const Pair> pairs,
                          options, terms[0], terms[1], terms[2]);
       std::copy(&terms[0][0], &terms[0][0] + 9, state.pair_terms.data() + 9 * k);
     }
-  });
+  }, state_->threads);
   for (std::size_t k = 0; k < pairs.size(); ++k) {
     const float* terms = state.pair_terms.data() + 9 * k;  // force on b, torque on a, on b
     float* load_a = state.loads.data() + 6 * std::size_t{pairs[k].a};
@@ -324,6 +326,7 @@ void RigidWorld::collide(const DeviceRigidBodies& bodies, DeviceSpan<const Pair>
                          const RigidOptions& options, StreamHandle stream) {
   const std::size_t count = checked_count(bodies);
   detail::RigidDevice& gpu = state_->on_device(stream);
+  state_->loads.clear();  // the last collide() is this one, on the device
   gpu.placed.resize_discarding(std::max(gpu.placed.size(), count * state_->max_spheres));
   gpu.loads.resize_discarding(std::max(gpu.loads.size(), 6 * count));
   detail::launch_rigid_collide(arrays_of(bodies, count, shapes_.size()), gpu.shapes.data(),
@@ -344,7 +347,7 @@ void RigidWorld::integrate(const RigidBodies& bodies, float dt, const RigidOptio
       detail::integrate_body(arrays, i, state_->records[detail::shape_of(arrays, i)], load, dt,
                              options);
     }
-  });
+  }, state_->threads);
   state_->loads.clear();  // used: the next step collides again
 }
 

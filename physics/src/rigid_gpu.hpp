@@ -32,6 +32,7 @@ struct RigidWorld::State {
   std::vector<float> loads;  // the host's force then torque, 6 per body; empty: none to apply
   std::vector<float> pair_terms;  // the host's loads of each pair: force on b, torques on a, b
   std::unique_ptr<detail::RigidDevice> device;  // made on the first GPU call
+  int threads = 0;                              // of the CPU paths (0: hardware threads)
 
   /// The device side, the shapes uploaded on first use.
   detail::RigidDevice& on_device(StreamHandle stream);

@@ -84,6 +84,7 @@ class ChairsScene final : public SceneBase<kArrays> {
     start(settings, static_cast<std::uint32_t>(settings.count));
     std::mt19937 generator(settings.seed);
     drop(generator);
+    drawn_on_ = nullptr;  // the floor follows the pile's width
     place();
   }
 

@@ -150,13 +150,16 @@ TEST(RigidWorld, CollidingBodiesKeepTheirMomentumAndPart) {
   set.arrays[7] = {2, -1};
   const RigidOptions options{.gravity = {0, 0, 0}, .ground = false, .stiffness = 1e4f, .damping = 5};
   const std::vector<Pair> pair = {{0, 1}};
-  const auto momentum = [&] { return 1 * set.arrays[7][0] + 3 * set.arrays[7][1]; };
-  const float before = momentum();
+  const auto momentum = [&](int axis) {
+    return 1 * set.arrays[7 + axis][0] + 3 * set.arrays[7 + axis][1];
+  };
+  const float before[3] = {momentum(0), momentum(1), momentum(2)};
   for (int step = 0; step < 2000; ++step) {
     world.collide(set.view(), pair, options);
     world.integrate(set.view(), 5e-4f, options);
   }
-  EXPECT_NEAR(momentum(), before, 1e-4f);
+  for (int axis = 0; axis < 3; ++axis)
+    EXPECT_NEAR(momentum(axis), before[axis], 1e-4f) << axis;
   EXPECT_LT(set.arrays[7][0], 0) << "the light body bounced back";
   EXPECT_GT(set.arrays[7][1], -1) << "the heavy one was slowed";
   EXPECT_GT(set.arrays[0][1] - set.arrays[0][0], 1.0f) << "they parted";
@@ -213,14 +216,15 @@ TEST(RigidWorld, BoundsHoldEveryTurnedSphere) {
   EXPECT_NEAR(bounds.max_z[0], 1.25f, 1e-5f);
 }
 
-TEST(RigidWorld, RunsRepeatBitForBit) {
-  const auto run = [] {
-    RigidWorld world({testing::cornered_box({0.3f, 0.2f, 0.1f}, 0.08f, 1), testing::ball(0.2f, 2)});
-    RigidSet set = testing::random_rigid(300, 3.0f, 2, 11);
+TEST(RigidWorld, RunsRepeatBitForBitOnAnyCountOfThreads) {
+  const auto run = [](int threads) {
+    RigidWorld world({testing::cornered_box({0.3f, 0.2f, 0.1f}, 0.08f, 1), testing::ball(0.2f, 2)},
+                     threads);
+    RigidSet set = testing::random_rigid(5003, 12.0f, 2, 11);  // parts of 2048 bodies
     AabbStore bounds;
     BroadPhase broad_phase({.backend = Backend::Cpu});
     const RigidOptions options{.stiffness = 3e3f};
-    for (int step = 0; step < 60; ++step) {
+    for (int step = 0; step < 20; ++step) {
       world.bounds(set.view(), bounds);
       broad_phase.update(bounds.view());
       world.collide(set.view(), broad_phase.find_pairs(), options);
@@ -228,7 +232,28 @@ TEST(RigidWorld, RunsRepeatBitForBit) {
     }
     return set.arrays;
   };
-  EXPECT_EQ(run(), run());
+  const auto one = run(1);
+  EXPECT_EQ(run(1), one);
+  EXPECT_EQ(run(3), one);
+  EXPECT_EQ(run(8), one);
+}
+
+TEST(RigidWorld, AShapeOfSixtyFourSpheresCollidesThroughItsLast) {
+  // Spheres 0..62 at the centre, sphere 63 far out on +x: a ball touching only the last one
+  // is pushed away along +x.
+  RigidShape crowd = testing::ball(0.1f, 1);
+  crowd.spheres.assign(RigidShape::kMaxSpheres, {{0, 0, 0}, 0.1f});
+  crowd.spheres.back() = {{2, 0, 0}, 0.1f};
+  RigidWorld world({crowd, testing::ball(0.1f, 1)});
+  RigidSet set(2);
+  set.shapes = {0, 1};
+  set.place(1, {2.15f, 0, 0});
+  const RigidOptions options{.gravity = {0, 0, 0}, .ground = false};
+  const std::vector<Pair> pair = {{0, 1}};
+  world.collide(set.view(), pair, options);
+  world.integrate(set.view(), 1e-3f, options);
+  EXPECT_GT(set.arrays[7][1], 0) << "the ball was pushed along +x";
+  EXPECT_LT(set.arrays[7][0], 0) << "the crowd was pushed back";
 }
 
 TEST(RigidWorld, BadInputIsAnError) {

@@ -126,9 +126,12 @@ TEST(ChairsSceneGpu, FollowsTheCpuRepeatsItselfAndSwitchesExactly) {
   EXPECT_EQ(gpu->positions(), on_gpu);
   rsw::StageProfiler profiler;
   gpu->step(profiler);
+  const auto on_cpu = gpu->positions();
   gpu->set_backend(rsw::Backend::Cuda);
+  EXPECT_EQ(gpu->positions(), on_cpu) << "the state went back up unchanged";
   gpu->step(profiler);
   EXPECT_EQ(gpu->backend(), rsw::Backend::Cuda);
+  EXPECT_NE(gpu->positions(), on_cpu) << "and the GPU runs on from it";
 }
 
 }  // namespace

@@ -22,6 +22,7 @@ __device__ void add_fixed(unsigned long long* sum, float value) {
   atomicAdd(sum, static_cast<unsigned long long>(llrintf(value * kLoadScale)));
 }
 
+// Body i's box: its spheres placed in the world, one at a time.
 __global__ void rigid_bounds(BodyArrays bodies, const ShapeRecord* shapes,
                              const SphereRecord* table, float* low_x, float* low_y, float* low_z,
                              float* high_x, float* high_y, float* high_z) {
@@ -38,6 +39,8 @@ __global__ void rigid_bounds(BodyArrays bodies, const ShapeRecord* shapes,
   high_z[i] = high[2];
 }
 
+// Body i's spheres placed in the world (kept for pair_contacts), and their ground contacts as
+// the body's first force and torque sums.
 __global__ void place_and_ground(BodyArrays bodies, const ShapeRecord* shapes,
                                  const SphereRecord* table, std::uint32_t max_spheres,
                                  SphereRecord* placed, RigidOptions options, long long* loads) {
@@ -56,6 +59,8 @@ __global__ void place_and_ground(BodyArrays bodies, const ShapeRecord* shapes,
   }
 }
 
+// Pair k's sphere contacts, added to both bodies' sums. A pair naming a body past the count
+// (a stale list) is skipped.
 __global__ void pair_contacts(BodyArrays bodies, const ShapeRecord* shapes,
                               std::uint32_t max_spheres, const SphereRecord* placed,
                               DeviceSpan<const Pair> pairs, RigidOptions options,
@@ -64,6 +69,7 @@ __global__ void pair_contacts(BodyArrays bodies, const ShapeRecord* shapes,
   if (k >= pairs.size) return;
   const std::uint32_t a = pairs.data[k].a;
   const std::uint32_t b = pairs.data[k].b;
+  if (a >= bodies.count || b >= bodies.count) return;
   float force_b[3] = {0.0f, 0.0f, 0.0f};
   float torque_a[3] = {0.0f, 0.0f, 0.0f};
   float torque_b[3] = {0.0f, 0.0f, 0.0f};
@@ -78,6 +84,7 @@ __global__ void pair_contacts(BodyArrays bodies, const ShapeRecord* shapes,
   }
 }
 
+// Body i stepped under gravity and its sums (none when `loads` is null).
 __global__ void integrate_bodies(BodyArrays bodies, const ShapeRecord* shapes,
                                  const long long* loads, float dt, RigidOptions options) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;

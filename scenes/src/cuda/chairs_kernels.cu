@@ -1,3 +1,4 @@
+// The chairs scene's GPU step: each chair's instance written into the renderer's mapped buffer.
 #include <cuda_runtime.h>
 
 #include "../chairs_math.hpp"

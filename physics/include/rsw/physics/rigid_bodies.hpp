@@ -117,9 +117,10 @@ struct RigidOptions {
 /// buffers between calls; not thread-safe.
 class RSW_API RigidWorld {
  public:
-  /// Throws rsw::Error (InvalidArgument) for no shapes or a shape that breaks RigidShape's
-  /// rules.
-  explicit RigidWorld(std::vector<RigidShape> shapes);
+  /// The CPU paths run on `threads` threads (0: one per hardware thread); the results do not
+  /// depend on it. Throws rsw::Error (InvalidArgument) for no shapes or a shape that breaks
+  /// RigidShape's rules.
+  explicit RigidWorld(std::vector<RigidShape> shapes, int threads = 0);
   ~RigidWorld();
   /// Moves the shapes and buffers; a moved-from world may only be assigned to or destroyed.
   ///@{
@@ -139,15 +140,18 @@ class RSW_API RigidWorld {
   void bounds(const DeviceRigidBodies& bodies, DeviceAabbStore& out, StreamHandle stream = nullptr);
 
   /// The contact forces and torques of this state: every pair's spheres against each other
-  /// and, with options.ground, every sphere against the ground. Replaces the last ones.
+  /// and, with options.ground, every sphere against the ground. Replaces the last ones (on
+  /// either backend). Throws rsw::Error (InvalidArgument) for a pair naming a body past the
+  /// count, besides bounds()'s errors.
   void collide(const RigidBodies& bodies, std::span<const Pair> pairs, const RigidOptions& options);
-  /// The same on the GPU, queued on `stream`.
+  /// The same on the GPU, queued on `stream`; a pair naming a body past the count is skipped.
   void collide(const DeviceRigidBodies& bodies, DeviceSpan<const Pair> pairs,
                const RigidOptions& options, StreamHandle stream = nullptr);
 
-  /// Advances the bodies by dt under gravity and the last collide()'s forces (none if it was
-  /// not called for these bodies on this backend): semi-implicit Euler for the motion; the
-  /// angular momentum is carried across the turn exactly, so a free body keeps it.
+  /// Advances the bodies by dt under gravity and the forces of the last collide(), if that ran
+  /// on this backend for as many bodies and no integrate() has used them yet (otherwise
+  /// gravity alone): semi-implicit Euler for the motion; the angular momentum is carried
+  /// across the turn exactly, so a free body keeps it.
   void integrate(const RigidBodies& bodies, float dt, const RigidOptions& options);
   /// The same on the GPU, queued on `stream`.
   void integrate(const DeviceRigidBodies& bodies, float dt, const RigidOptions& options,
