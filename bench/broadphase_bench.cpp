@@ -53,8 +53,9 @@ class DeviceInput {
 };
 
 Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode, bool on_device,
-               const BroadPhaseBenchOptions& options, bool write_pairs) {
-  physics::BroadPhase broad_phase({.backend = backend, .mode = mode});
+               bool stage_times, const BroadPhaseBenchOptions& options, bool write_pairs) {
+  physics::BroadPhase broad_phase(
+      {.backend = backend, .mode = mode, .stage_times = stage_times});
   std::vector<physics::Aabb> boxes = input.boxes;
   std::optional<DeviceInput> device_input;
   if (on_device) device_input.emplace();
@@ -138,15 +139,23 @@ void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report)
                         "unknown input '" + input_name + "' (host, device)");
           }
           const rsw::Backend backend = parse_backend(backend_name);
-          Row row =
-              run_frames(input, backend, mode, input_name == "device", options, !pairs_written);
-          pairs_written = true;
-          row.bench = "broad";
-          row.algo = std::string(to_string(backend)) + (input_name == "device" ? "-device" : "");
-          row.n = input.boxes.size();
-          row.dist = input.name;
-          row.mode = mode_name;
-          report.add(std::move(row));
+          for (const std::string& timing : options.stage_times) {
+            if (timing != "on" && timing != "off") {
+              throw Error(ErrorKind::InvalidArgument,
+                          "unknown --stage-times '" + timing + "' (on, off)");
+            }
+            Row row = run_frames(input, backend, mode, input_name == "device", timing == "on",
+                                 options, !pairs_written);
+            pairs_written = true;
+            row.bench = "broad";
+            row.algo = std::string(to_string(backend)) +
+                       (input_name == "device" ? "-device" : "") +
+                       (timing == "on" ? "" : "-untimed");
+            row.n = input.boxes.size();
+            row.dist = input.name;
+            row.mode = mode_name;
+            report.add(std::move(row));
+          }
         }
       }
     }

@@ -23,6 +23,7 @@ struct BroadPhaseBenchOptions {
   float motion = 0.01f;               ///< per-frame jitter, in box sizes (0: still boxes)
   std::size_t frames = 20;            ///< timed frames after warm-up
   std::size_t warmup = 3;
+  std::vector<std::string> stage_times = {"on"};  ///< on, off: BroadPhaseOptions::stage_times
 };
 
 /// A row per input and backend: ms_median of the frame, per-stage medians, counts.

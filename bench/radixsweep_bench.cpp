@@ -162,6 +162,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   broadphase->add_option("--warmup", broadphase_options.warmup, "Untimed frames before them")
       ->capture_default_str();
+  broadphase
+      ->add_option("--stage-times", broadphase_options.stage_times,
+                   "on, off (comma list): time each stage, or only the frame (a row '-untimed')")
+      ->delimiter(',')
+      ->capture_default_str();
 
 #if RSW_BENCH_RENDER
   CLI::App* render = app.add_subcommand(

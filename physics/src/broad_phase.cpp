@@ -71,6 +71,7 @@ struct BroadPhase::Impl {
                    .invalid_boxes = options.invalid_boxes,
                    .sort = detail::sort_for_backend(options.sort, backend),
                    .sorted_pairs = options.sorted_pairs,
+                   .stage_times = options.stage_times,
                    .stream = options.stream},
                   stats);
       stats.backend = backend;

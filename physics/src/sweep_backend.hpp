@@ -32,6 +32,7 @@ struct FrameRequest {
   InvalidBoxes invalid_boxes = InvalidBoxes::Reject;
   sort::Algorithm sort = sort::Algorithm::Auto;  // resolved: never Auto here
   bool sorted_pairs = false;
+  bool stage_times = true;
   StreamHandle stream = nullptr;
 };
 

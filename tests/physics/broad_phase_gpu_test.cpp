@@ -93,6 +93,28 @@ TEST(BroadPhaseDeviceInput, TheCallersStreamOrdersTheFrame) {
   }
 }
 
+TEST(BroadPhaseDeviceInput, UntimedStagesFindTheSamePairs) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(30'011, BoxScene::Mixed, seed);
+  physics::BroadPhase timed({.backend = rsw::Backend::Cuda});
+  physics::BroadPhase untimed({.backend = rsw::Backend::Cuda, .stage_times = false});
+  for (int frame = 0; frame < 3; ++frame) {
+    timed.update(boxes);
+    untimed.update(boxes);
+    ASSERT_TRUE(same_pair_set(sorted_copy(timed.find_pairs()), untimed.find_pairs()))
+        << "seed " << seed << ", frame " << frame;
+    const physics::BroadPhaseStats& stats = untimed.stats();
+    EXPECT_GT(stats.total_ms, 0.0);
+    EXPECT_EQ(stats.keys_ms + stats.sort_ms + stats.sweep_ms + stats.filter_ms + stats.upload_ms +
+                  stats.download_ms,
+              0.0);
+    EXPECT_GT(timed.stats().sweep_ms, 0.0);
+    EXPECT_EQ(untimed.stats().candidates, timed.stats().candidates);
+    jitter(boxes, 0.05f, seed + static_cast<std::uint32_t>(frame));
+  }
+}
+
 TEST(BroadPhaseDeviceInput, InvalidDeviceBoxesAreNamedOrExcluded) {
   RSW_REQUIRE_CUDA_DEVICE();
   auto boxes = make_boxes(5000, BoxScene::Uniform, 5);

@@ -6,6 +6,7 @@
 
 #include <thrust/iterator/transform_iterator.h>
 #include <bit>
+#include <optional>
 #include <cub/device/device_scan.cuh>
 #include <string>
 #include <unordered_map>
@@ -44,6 +45,7 @@ class CudaSweep final : public SweepBackend {
 
   void run(const BoxSource& source, const FrameRequest& request, BroadPhaseStats& stats) override {
     stream_handle_ = request.stream != nullptr ? request.stream : own_stream_.handle();
+    stage_times_ = request.stage_times;
     const StreamHandle stream = stream_handle_;
     const auto count = static_cast<std::uint32_t>(source.count);
     pair_count_ = 0;
@@ -87,24 +89,26 @@ class CudaSweep final : public SweepBackend {
       stats.cells = plan.grid.cells();
       stats.cell_entries = listing_count_;
     }
-    stats.upload_ms = last_ms("upload");
-    stats.keys_ms = last_ms("keys");
-    stats.sort_ms = last_ms("sort");
-    stats.sweep_ms = last_ms("sweep");
-    stats.filter_ms = last_ms("filter");
+    if (stage_times_) {
+      stats.upload_ms = last_ms("upload");
+      stats.keys_ms = last_ms("keys");
+      stats.sort_ms = last_ms("sort");
+      stats.sweep_ms = last_ms("sweep");
+      stats.filter_ms = last_ms("filter");
+    }
   }
 
   std::span<const Pair> host_pairs(BroadPhaseStats& stats) override {
     if (!host_pairs_ready_) {
       {
-        auto timer = profiler_.time("download", Backend::Cuda, stream_handle_);
+        auto timer = timed("download", stream_handle_);
         host_pairs_.resize_discarding(pair_count_);
         if (pair_count_ > 0) pairs_.download(host_pairs_.span(), stream_handle_);
       }
       synchronize(stream_handle_);
       profiler_.end_frame();
       profiler_.flush();
-      stats.download_ms = last_ms("download");
+      if (stage_times_) stats.download_ms = last_ms("download");
       host_pairs_ready_ = true;
     }
     return {host_pairs_.data(), pair_count_};
@@ -118,6 +122,12 @@ class CudaSweep final : public SweepBackend {
   }
 
  private:
+  // A CUDA-event scope for `stage` when the frame times its stages.
+  std::optional<StageProfiler::Scope> timed(std::string_view stage, StreamHandle stream) {
+    if (!stage_times_) return std::nullopt;
+    return profiler_.time(stage, Backend::Cuda, stream);
+  }
+
   double last_ms(std::string_view stage) const {
     const auto stage_stats = profiler_.stats(stage);
     return stage_stats && stage_stats->samples > 0 ? stage_stats->last_ms : 0.0;
@@ -126,7 +136,7 @@ class CudaSweep final : public SweepBackend {
   // The boxes as kernels read them: host data is uploaded as it is (Aabb records whole, SoA
   // arrays each), device data is read where it lies.
   kernels::BoxView upload(const BoxSource& source, StreamHandle stream) {
-    auto timer = profiler_.time("upload", Backend::Cuda, stream);
+    auto timer = timed("upload", stream);
     kernels::BoxView view{};
     const auto upload_filter = [&](std::span<const std::uint32_t> host,
                                    DeviceBuffer<std::uint32_t>& buffer) -> const std::uint32_t* {
@@ -186,7 +196,7 @@ class CudaSweep final : public SweepBackend {
                                        const FrameRequest& request, StreamHandle stream) {
     kernels::FrameCounters* frame = frame_.data();
     {
-      auto timer = profiler_.time("keys", Backend::Cuda, stream);
+      auto timer = timed("keys", stream);
       kernels::begin_frame<<<1, 1, 0, stream>>>(frame);
       RSW_CUDA_CHECK_LAUNCH("launching begin_frame");
       packed_.resize_discarding(count);
@@ -209,13 +219,13 @@ class CudaSweep final : public SweepBackend {
       }
     }
     {
-      auto timer = profiler_.time("sort", Backend::Cuda, stream);
+      auto timer = timed("sort", stream);
       sorter_.sort_pairs(
           keys_.span(), positions_.span(),
           {.algorithm = request.sort, .nearly_sorted = order_carried_, .stream = stream});
     }
     {
-      auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+      auto timer = timed("sweep", stream);
       sorted_.resize_discarding(count);
       listing_counts_.resize_discarding(std::size_t{count} + 1);
       listing_offsets_.resize_discarding(std::size_t{count} + 1);
@@ -242,19 +252,19 @@ class CudaSweep final : public SweepBackend {
     listing_min_.resize_discarding(listings);
     if (listings == 0) return;
     {
-      auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+      auto timer = timed("sweep", stream);
       kernels::fill_listings<<<blocks_for(count), kThreads, 0, stream>>>(
           sorted_.data(), count, grid, listing_offsets_.data(), listing_cells_.data(),
           listing_boxes_.data());
       RSW_CUDA_CHECK_LAUNCH("launching fill_listings");
     }
     if (cells) {
-      auto timer = profiler_.time("sort", Backend::Cuda, stream);
+      auto timer = timed("sort", stream);
       cell_sorter_.sort_pairs(
           listing_cells_.span(), listing_boxes_.span(),
           {.algorithm = sort_algorithm, .end_bit = grid.cell_bits(), .stream = stream});
     }
-    auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+    auto timer = timed("sweep", stream);
     kernels::gather_listings<<<blocks_for(listings), kThreads, 0, stream>>>(
         sorted_.data(), listing_cells_.data(), listing_boxes_.data(), listings, grid,
         listing_records_.data(), listing_min_.data());
@@ -267,7 +277,7 @@ class CudaSweep final : public SweepBackend {
     const std::uint32_t listings = listing_count_;
     kernels::FrameCounters* frame = frame_.data();
     {
-      auto timer = profiler_.time("sweep", Backend::Cuda, stream);
+      auto timer = timed("sweep", stream);
       candidate_counts_.resize_discarding(std::size_t{listings} + 1);
       candidate_offsets_.resize_discarding(std::size_t{listings} + 1);
       rsw::detail::fill_bytes_zero(candidate_counts_.data() + listings, sizeof(std::uint32_t),
@@ -296,7 +306,7 @@ class CudaSweep final : public SweepBackend {
   // The candidate tests; `boxes` gives the filter bits.
   void test_candidates(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
     if (listing_count_ == 0) return;
-    auto timer = profiler_.time("filter", Backend::Cuda, stream);
+    auto timer = timed("filter", stream);
     const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
     if (cells) {
       if (filters) return launch_tests(kernels::test_candidates<true, true>, boxes, stream);
@@ -331,7 +341,7 @@ class CudaSweep final : public SweepBackend {
       throw Error(ErrorKind::OutOfMemory,
                   std::to_string(pair_count_) + " pairs: too many to sort with 32-bit positions");
     }
-    auto timer = profiler_.time("filter", Backend::Cuda, stream);
+    auto timer = timed("filter", stream);
     const auto pairs = static_cast<std::uint32_t>(pair_count_);
     const int end_bit = std::bit_width(count - 1);
     pair_keys_.resize_discarding(pairs);
@@ -399,6 +409,7 @@ class CudaSweep final : public SweepBackend {
 
   Stream own_stream_;
   StreamHandle stream_handle_ = nullptr;
+  bool stage_times_ = true;  // the frame's FrameRequest::stage_times
   unsigned int multiprocessors_ = 1;
   std::unordered_map<const void*, unsigned int> resident_blocks_;  // by test_candidates variant
   StageProfiler profiler_{{.history_frames = 1}};

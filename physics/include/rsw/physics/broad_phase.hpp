@@ -71,6 +71,11 @@ struct BroadPhaseOptions {
   /// Report pairs sorted by (a, b). Otherwise the order is the sweep's, which on the GPU
   /// differs from run to run (blocks append as they finish); the set never does.
   bool sorted_pairs = false;
+  /// Time each stage (keys, sort, sweep, filter, upload, download) for stats(). The GPU
+  /// backend records a pair of CUDA events per stage and reads them at the end of the frame,
+  /// which costs host time; off, it measures only total_ms and its stage times read 0. (The
+  /// CPU backends' host-clock times cost nothing and are always taken.)
+  bool stage_times = true;
   /// The CUDA stream the GPU backend works on; nullptr: a stream of its own. Device boxes
   /// passed to update() must be ready in this stream's order (or before the call), and
   /// find_pairs_device()'s pairs are ready in it.
