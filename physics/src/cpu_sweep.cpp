@@ -22,32 +22,36 @@ double ms_since(Clock::time_point start) {
 // Below this many boxes per thread, threads cost more than they save.
 constexpr std::size_t kMinBoxesPerThread = 16 * 1024;
 
-/// Boxes in sorted order along the sweep axis, with their original indices.
+/// A box as the sweep reads it: 32 bytes, so that each box is one read wherever it lies.
+struct BoxRecord {
+  float min[3];
+  float max[3];
+  std::uint32_t category;
+  std::uint32_t mask;
+};
+static_assert(sizeof(BoxRecord) == 32, "a box is half a cache line");
+
+/// Boxes in sorted order along the sweep axis, with their original indices. The boxes are
+/// packed into records in the user's order first (reading the arrays in order), then gathered
+/// into sorted order record by record: one scattered read per box, not eight.
 struct SortedBoxes {
-  std::array<std::vector<float>, 3> min;
-  std::array<std::vector<float>, 3> max;
-  std::vector<std::uint32_t> categories;
-  std::vector<std::uint32_t> masks;
+  std::vector<BoxRecord> packed;   // the user's order
+  std::vector<BoxRecord> records;  // sorted order
   std::vector<std::uint32_t> ids;
 
   void gather(const HostBoxes& boxes, std::span<const std::uint32_t> order) {
     const std::size_t count = order.size();
-    for (int axis = 0; axis < 3; ++axis) {
-      min[axis].resize(count);
-      max[axis].resize(count);
+    packed.resize(count);
+    for (std::size_t box = 0; box < count; ++box) {
+      packed[box] = {{boxes.min[0][box], boxes.min[1][box], boxes.min[2][box]},
+                     {boxes.max[0][box], boxes.max[1][box], boxes.max[2][box]},
+                     boxes.categories[box],
+                     boxes.masks[box]};
     }
-    categories.resize(count);
-    masks.resize(count);
+    records.resize(count);
     ids.assign(order.begin(), order.end());
-    for (std::size_t j = 0; j < count; ++j) {
-      const std::uint32_t box = order[j];
-      for (int axis = 0; axis < 3; ++axis) {
-        min[axis][j] = boxes.min[axis][box];
-        max[axis][j] = boxes.max[axis][box];
-      }
-      categories[j] = boxes.categories[box];
-      masks[j] = boxes.masks[box];
-    }
+    for (std::size_t j = 0; j < count; ++j)
+      records[j] = packed[order[j]];
   }
 };
 
@@ -56,18 +60,18 @@ struct SweepResult {
   std::size_t candidates = 0;
 };
 
-// Whether sorted boxes i and j overlap on axes u and v (they do on the sweep axis).
-bool overlap_across(const SortedBoxes& sorted, int u, int v, std::size_t i, std::size_t j) {
-  return sorted.min[u][j] <= sorted.max[u][i] && sorted.min[u][i] <= sorted.max[u][j] &&
-         sorted.min[v][j] <= sorted.max[v][i] && sorted.min[v][i] <= sorted.max[v][j];
+// Whether boxes p and q overlap on axes u and v (they do on the sweep axis).
+bool overlap_across(const BoxRecord& p, const BoxRecord& q, int u, int v) {
+  return q.min[u] <= p.max[u] && p.min[u] <= q.max[u] && q.min[v] <= p.max[v] &&
+         p.min[v] <= q.max[v];
 }
 
 // Adds the pair of sorted boxes i and j, by original index, if their filter bits admit it.
 void report_if_admitted(const SortedBoxes& sorted, std::size_t i, std::size_t j,
                         SweepResult& result) {
-  if (!filters_pass(sorted.categories[i], sorted.masks[i], sorted.categories[j], sorted.masks[j])) {
-    return;
-  }
+  const BoxRecord& p = sorted.records[i];
+  const BoxRecord& q = sorted.records[j];
+  if (!filters_pass(p.category, p.mask, q.category, q.mask)) return;
   const std::uint32_t a = sorted.ids[i];
   const std::uint32_t b = sorted.ids[j];
   result.pairs.push_back(a < b ? Pair{a, b} : Pair{b, a});
@@ -79,22 +83,34 @@ void sweep_range(const SortedBoxes& sorted, int axis, std::size_t first, std::si
   const int other_a = (axis + 1) % 3;
   const int other_b = (axis + 2) % 3;
   const std::size_t count = sorted.ids.size();
-  const std::vector<float>& sweep_min = sorted.min[axis];
+  const BoxRecord* records = sorted.records.data();
   for (std::size_t i = first; i < last; ++i) {
-    if (sorted.categories[i] == 0) continue;  // excluded, or a category no mask admits
-    const float reach = sorted.max[axis][i];
-    for (std::size_t j = i + 1; j < count && sweep_min[j] <= reach; ++j) {
+    const BoxRecord p = records[i];
+    if (p.category == 0) continue;  // excluded, or a category no mask admits
+    for (std::size_t j = i + 1; j < count && records[j].min[axis] <= p.max[axis]; ++j) {
       ++result.candidates;
-      if (overlap_across(sorted, other_a, other_b, i, j)) report_if_admitted(sorted, i, j, result);
+      if (overlap_across(p, records[j], other_a, other_b)) report_if_admitted(sorted, i, j, result);
     }
   }
 }
 
 // Cells mode: every sorted box j is listed in each cell it covers, in x order; `cells` and
 // `boxes` hold the listings after a stable sort by cell, so each cell's run is x-sorted.
+// `records` then holds each listing's box in listing order, so that a sweep reads its
+// partners one after another rather than from six arrays at scattered places.
 struct CellListing {
+  struct Record {
+    float min_u, max_u;
+    float min_v, max_v;
+    float min_s, max_s;  // on the sweep axis
+    std::uint32_t box;   // index into the sorted order
+    std::uint32_t cell;
+  };
+  static_assert(sizeof(Record) == 32, "a listing is half a cache line");
+
   std::vector<std::uint32_t> cells;
   std::vector<std::uint32_t> boxes;  // index into the sorted order
+  std::vector<Record> records;
 };
 
 void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellListing& listing) {
@@ -102,11 +118,12 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
   listing.cells.clear();
   listing.boxes.clear();
   for (std::size_t j = 0; j < count; ++j) {
-    if (sorted.categories[j] == 0) continue;  // pairs with nothing: list it nowhere
-    const std::uint32_t u0 = grid.cell_u(sorted.min[grid.axis_u][j]);
-    const std::uint32_t u1 = grid.cell_u(sorted.max[grid.axis_u][j]);
-    const std::uint32_t v0 = grid.cell_v(sorted.min[grid.axis_v][j]);
-    const std::uint32_t v1 = grid.cell_v(sorted.max[grid.axis_v][j]);
+    const BoxRecord& box = sorted.records[j];
+    if (box.category == 0) continue;  // pairs with nothing: list it nowhere
+    const std::uint32_t u0 = grid.cell_u(box.min[grid.axis_u]);
+    const std::uint32_t u1 = grid.cell_u(box.max[grid.axis_u]);
+    const std::uint32_t v0 = grid.cell_v(box.min[grid.axis_v]);
+    const std::uint32_t v1 = grid.cell_v(box.max[grid.axis_v]);
     for (std::uint32_t u = u0; u <= u1; ++u) {
       for (std::uint32_t v = v0; v <= v1; ++v) {
         listing.cells.push_back(grid.cell_id(u, v));
@@ -116,28 +133,40 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
   }
 }
 
-// Sweeps listings [first, last) forward inside their cell; a pair is reported only in the
-// cell of (max of the min u, max of the min v), which both boxes cover when they overlap.
-void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, int axis,
-                 const CellListing& listing, std::size_t first, std::size_t last,
-                 SweepResult& result) {
+// The records of the (cell-sorted) listings.
+void gather_listings(const SortedBoxes& sorted, const CellGrid& grid, int axis,
+                     CellListing& listing) {
   const std::size_t entries = listing.cells.size();
-  const std::vector<float>& sweep_min = sorted.min[axis];
+  listing.records.resize(entries);
   const int u = grid.axis_u;
   const int v = grid.axis_v;
+  for (std::size_t e = 0; e < entries; ++e) {
+    const std::uint32_t j = listing.boxes[e];
+    const BoxRecord& box = sorted.records[j];
+    listing.records[e] = {box.min[u], box.max[u], box.min[v],       box.max[v],
+                          box.min[axis], box.max[axis], j, listing.cells[e]};
+  }
+}
+
+// Sweeps listings [first, last) forward inside their cell; a pair is reported only in the
+// cell of (max of the min u, max of the min v), which both boxes cover when they overlap.
+void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, const CellListing& listing,
+                 std::size_t first, std::size_t last, SweepResult& result) {
+  const std::size_t entries = listing.records.size();
+  const CellListing::Record* records = listing.records.data();
   for (std::size_t e = first; e < last; ++e) {
-    const std::uint32_t cell = listing.cells[e];
-    const std::uint32_t i = listing.boxes[e];
-    const float reach = sorted.max[axis][i];
-    for (std::size_t f = e + 1; f < entries && listing.cells[f] == cell; ++f) {
-      const std::uint32_t j = listing.boxes[f];
-      if (sweep_min[j] > reach) break;
+    const CellListing::Record r = records[e];
+    for (std::size_t f = e + 1; f < entries; ++f) {
+      const CellListing::Record& q = records[f];
+      if (q.cell != r.cell || q.min_s > r.max_s) break;
       ++result.candidates;
-      if (!overlap_across(sorted, u, v, i, j)) continue;
-      const std::uint32_t home =
-          grid.cell_id(grid.cell_u(std::max(sorted.min[u][i], sorted.min[u][j])),
-                       grid.cell_v(std::max(sorted.min[v][i], sorted.min[v][j])));
-      if (home == cell) report_if_admitted(sorted, i, j, result);  // else: another cell's
+      if (!(q.min_u <= r.max_u && r.min_u <= q.max_u && q.min_v <= r.max_v &&
+            r.min_v <= q.max_v)) {
+        continue;
+      }
+      const std::uint32_t home = grid.cell_id(grid.cell_u(std::max(r.min_u, q.min_u)),
+                                              grid.cell_v(std::max(r.min_v, q.min_v)));
+      if (home == r.cell) report_if_admitted(sorted, r.box, q.box, result);  // else: another cell's
     }
   }
 }
@@ -206,6 +235,7 @@ class CpuSweep final : public SweepBackend {
       // Stable: inside a cell the listings stay in x order.
       cell_sorter_.sort_pairs(listing_.cells, listing_.boxes,
                               {.algorithm = sort::Algorithm::Cpu, .end_bit = grid->cell_bits()});
+      gather_listings(sorted_, *grid, axis, listing_);
       work = listing_.cells.size();
       stats.cells = grid->cells();
       stats.cell_entries = work;
@@ -223,7 +253,7 @@ class CpuSweep final : public SweepBackend {
            first += static_cast<std::size_t>(threads) * kBlock) {
         const std::size_t last = std::min(work, first + kBlock);
         if (grid != nullptr) {
-          sweep_cells(sorted_, *grid, axis, listing_, first, last, result);
+          sweep_cells(sorted_, *grid, listing_, first, last, result);
         } else {
           sweep_range(sorted_, axis, first, last, result);
         }
