@@ -7,6 +7,7 @@
 
 #include "frame_plan.hpp"
 #include "host_boxes.hpp"
+#include "parallel.hpp"
 #include "rsw/sort/key_mapping.hpp"
 #include "sweep_backend.hpp"
 
@@ -39,19 +40,23 @@ struct SortedBoxes {
   std::vector<BoxRecord> records;  // sorted order
   std::vector<std::uint32_t> ids;
 
-  void gather(const HostBoxes& boxes, std::span<const std::uint32_t> order) {
+  void gather(const HostBoxes& boxes, std::span<const std::uint32_t> order, int threads) {
     const std::size_t count = order.size();
     packed.resize(count);
-    for (std::size_t box = 0; box < count; ++box) {
-      packed[box] = {{boxes.min[0][box], boxes.min[1][box], boxes.min[2][box]},
-                     {boxes.max[0][box], boxes.max[1][box], boxes.max[2][box]},
-                     boxes.categories[box],
-                     boxes.masks[box]};
-    }
     records.resize(count);
     ids.assign(order.begin(), order.end());
-    for (std::size_t j = 0; j < count; ++j)
-      records[j] = packed[order[j]];
+    for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
+      for (std::size_t box = first; box < last; ++box) {
+        packed[box] = {{boxes.min[0][box], boxes.min[1][box], boxes.min[2][box]},
+                       {boxes.max[0][box], boxes.max[1][box], boxes.max[2][box]},
+                       boxes.categories[box],
+                       boxes.masks[box]};
+      }
+    }, threads);
+    for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
+      for (std::size_t j = first; j < last; ++j)
+        records[j] = packed[order[j]];
+    }, threads);
   }
 };
 
@@ -135,17 +140,19 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
 
 // The records of the (cell-sorted) listings.
 void gather_listings(const SortedBoxes& sorted, const CellGrid& grid, int axis,
-                     CellListing& listing) {
+                     CellListing& listing, int threads) {
   const std::size_t entries = listing.cells.size();
   listing.records.resize(entries);
   const int u = grid.axis_u;
   const int v = grid.axis_v;
-  for (std::size_t e = 0; e < entries; ++e) {
-    const std::uint32_t j = listing.boxes[e];
-    const BoxRecord& box = sorted.records[j];
-    listing.records[e] = {box.min[u], box.max[u], box.min[v],       box.max[v],
-                          box.min[axis], box.max[axis], j, listing.cells[e]};
-  }
+  for_each_part(entries, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
+    for (std::size_t e = first; e < last; ++e) {
+      const std::uint32_t j = listing.boxes[e];
+      const BoxRecord& box = sorted.records[j];
+      listing.records[e] = {box.min[u],    box.max[u],    box.min[v], box.max[v],
+                            box.min[axis], box.max[axis], j,          listing.cells[e]};
+    }
+  }, threads);
 }
 
 // Sweeps listings [first, last) forward inside their cell; a pair is reported only in the
@@ -228,14 +235,14 @@ class CpuSweep final : public SweepBackend {
     stats.sort_ms = ms_since(start);
 
     start = Clock::now();
-    sorted_.gather(boxes, order_);
+    sorted_.gather(boxes, order_, max_threads_);
     std::size_t work = count;  // boxes, or listings in cells mode
     if (grid != nullptr) {
       list_boxes_in_cells(sorted_, *grid, listing_);
       // Stable: inside a cell the listings stay in x order.
       cell_sorter_.sort_pairs(listing_.cells, listing_.boxes,
                               {.algorithm = sort::Algorithm::Cpu, .end_bit = grid->cell_bits()});
-      gather_listings(sorted_, *grid, axis, listing_);
+      gather_listings(sorted_, *grid, axis, listing_, max_threads_);
       work = listing_.cells.size();
       stats.cells = grid->cells();
       stats.cell_entries = work;
