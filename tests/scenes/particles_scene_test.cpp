@@ -9,8 +9,8 @@
 #include "particles_landscape.hpp"
 #include "particles_math.hpp"
 #include "rsw/engine/error.hpp"
-#include "rsw/engine/profiler.hpp"
 #include "rsw/scenes/scene.hpp"
+#include "scene_runs.hpp"
 
 namespace {
 
@@ -20,14 +20,7 @@ namespace detail = rsw::scenes::detail;
 constexpr float kRadius = 0.05f;  // particles_scene.cpp's
 
 std::unique_ptr<Scene> poured(std::size_t count, std::uint32_t seed, int frames) {
-  std::unique_ptr<Scene> scene = rsw::scenes::make_scene("particles");
-  scene->reset({.count = count, .seed = seed, .backend = rsw::Backend::Cpu});
-  rsw::StageProfiler profiler;
-  for (int frame = 0; frame < frames; ++frame) {
-    scene->step(profiler);
-    profiler.end_frame();
-  }
-  return scene;
+  return rsw::scenes::testing::run_on_cpu("particles", count, seed, frames);
 }
 
 TEST(ParticlesScene, ParticlesRestOnTheLandscapeWithoutSinking) {
@@ -54,15 +47,9 @@ TEST(ParticlesScene, ParticlesRestOnTheLandscapeWithoutSinking) {
 TEST(ParticlesScene, ThePileComesNearlyToRest) {
   std::unique_ptr<Scene> scene = poured(1500, 2, 120);
   const std::vector<std::array<float, 3>> before = scene->positions();
-  rsw::StageProfiler profiler;
-  for (int frame = 0; frame < 120; ++frame)
-    scene->step(profiler);  // two more seconds
-  const std::vector<std::array<float, 3>> after = scene->positions();
-  double moved = 0;
-  for (std::size_t i = 0; i < after.size(); ++i)
-    moved += std::hypot(after[i][0] - before[i][0], after[i][1] - before[i][1],
-                        after[i][2] - before[i][2]);
-  EXPECT_LT(moved / static_cast<double>(after.size()), 0.5) << "mean distance in two seconds";
+  rsw::scenes::testing::advance(*scene, 120);  // two more seconds
+  EXPECT_LT(rsw::scenes::testing::moves(before, scene->positions()).mean, 0.5)
+      << "mean distance in two seconds";
 }
 
 TEST(ParticlesScene, TheSameSeedGivesTheSameRun) {
