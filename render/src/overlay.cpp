@@ -111,6 +111,7 @@ void controls_panel(OverlayControls& controls) {
   combo("scene", controls.scene, controls.scenes);
   ImGui::SliderInt("objects", &controls.count, controls.count_min, controls.count_max, "%d",
                    ImGuiSliderFlags_Logarithmic);
+  if (ImGui::InputInt("seed", &controls.seed)) controls.seed = std::max(controls.seed, 0);
   combo("backend", controls.backend, controls.backends);
   combo("sort", controls.sort, controls.sorts);
   ImGui::Checkbox("pause", &controls.paused);

@@ -130,6 +130,7 @@ class Demo {
     controls_.scenes = rsw::scenes::scene_names();
     controls_.scene = index_of(controls_.scenes, options.scene);
     controls_.count = static_cast<int>(options.count);  // 0: the scene's default
+    controls_.seed = static_cast<int>(options.seed);
     controls_.count_max = 1 << 24;
     controls_.backends = {"CPU"};
     if (rsw::cuda_runtime_info().available()) controls_.backends.push_back("GPU");
@@ -244,7 +245,7 @@ class Demo {
     if (controls_.count == 0)
       controls_.count = static_cast<int>(scene_->default_count(chosen_backend()));
     scene_->reset({.count = static_cast<std::size_t>(controls_.count),
-                   .seed = options_.seed,
+                   .seed = static_cast<std::uint32_t>(controls_.seed),
                    .backend = chosen_backend(),
                    .sort = chosen_sort()});
     camera_ = scene_->camera();
@@ -350,7 +351,9 @@ int main(int argc, char** argv) {
   app.add_option("--count", options.count,
                  "Objects in the scene (default: the scene's own for the backend: chairs 16384 on the GPU, 1000 on the CPU)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
-  app.add_option("--seed", options.seed, "Seed of the scene's random start")->capture_default_str();
+  app.add_option("--seed", options.seed, "Seed of the scene's random start (also in the UI)")
+      ->check(CLI::Range(0u, 2147483647u))
+      ->capture_default_str();
   app.add_option("--backend", options.backend, "Where to run: auto, cpu or gpu")
       ->check(CLI::IsMember({"auto", "cpu", "gpu", "cuda"}, CLI::ignore_case))
       ->capture_default_str();

@@ -53,6 +53,7 @@ struct OverlayControls {
   int count = 1000;                   ///< objects wanted; applied on reset
   int count_min = 1;                  ///< slider range (logarithmic)
   int count_max = 1 << 24;            ///< slider range (logarithmic)
+  int seed = 1;                       ///< the scene's random start; applied on reset
   std::vector<std::string> backends;  ///< "CPU", and "GPU" where a device is usable
   int backend = 0;                    ///< index into backends
   std::vector<std::string> sorts;     ///< "CPU radix", "four-way", "Onesweep"
