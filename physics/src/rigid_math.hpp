@@ -148,43 +148,55 @@ RSW_RIGID_HOST_DEVICE inline void add_torque(const float (&position)[3], const f
     torque[axis] += sign * turn[axis];
 }
 
+/// Where body i is: its rotation matrix and centre of mass.
+struct BodyPose {
+  float r[9];
+  float position[3];
+};
+
+RSW_RIGID_HOST_DEVICE inline BodyPose pose_of(const BodyArrays& bodies, std::uint32_t i) {
+  BodyPose pose;
+  rotation_matrix(bodies.qx[i], bodies.qy[i], bodies.qz[i], bodies.qw[i], pose.r);
+  pose.position[0] = bodies.x[i];
+  pose.position[1] = bodies.y[i];
+  pose.position[2] = bodies.z[i];
+  return pose;
+}
+
+/// A sphere of the body's frame placed in the world.
+RSW_RIGID_HOST_DEVICE inline SphereRecord place(const BodyPose& pose, const SphereRecord& local) {
+  const float offset[3] = {local.x, local.y, local.z};
+  float turned[3];
+  rotate(pose.r, offset, turned);
+  return {pose.position[0] + turned[0], pose.position[1] + turned[1],
+          pose.position[2] + turned[2], local.radius};
+}
+
 /// Body i's spheres placed in the world (its shape's count of them, into `out`).
 RSW_RIGID_HOST_DEVICE inline void place_spheres(const BodyArrays& bodies, std::uint32_t i,
                                                 const ShapeRecord& shape,
                                                 const SphereRecord* table, SphereRecord* out) {
-  float r[9];
-  rotation_matrix(bodies.qx[i], bodies.qy[i], bodies.qz[i], bodies.qw[i], r);
-  const float position[3] = {bodies.x[i], bodies.y[i], bodies.z[i]};
-  for (std::uint32_t k = 0; k < shape.count; ++k) {
-    const SphereRecord local = table[shape.first + k];
-    const float offset[3] = {local.x, local.y, local.z};
-    float turned[3];
-    rotate(r, offset, turned);
-    out[k] = {position[0] + turned[0], position[1] + turned[1], position[2] + turned[2],
-              local.radius};
-  }
+  const BodyPose pose = pose_of(bodies, i);
+  for (std::uint32_t k = 0; k < shape.count; ++k)
+    out[k] = place(pose, table[shape.first + k]);
 }
 
 /// The box around body i's spheres placed in the world.
 RSW_RIGID_HOST_DEVICE inline void body_bounds(const BodyArrays& bodies, std::uint32_t i,
                                               const ShapeRecord& shape, const SphereRecord* table,
                                               float (&low)[3], float (&high)[3]) {
-  float r[9];
-  rotation_matrix(bodies.qx[i], bodies.qy[i], bodies.qz[i], bodies.qw[i], r);
-  const float position[3] = {bodies.x[i], bodies.y[i], bodies.z[i]};
+  const BodyPose pose = pose_of(bodies, i);
   for (int axis = 0; axis < 3; ++axis) {
     low[axis] = INFINITY;
     high[axis] = -INFINITY;
   }
   for (std::uint32_t k = 0; k < shape.count; ++k) {
-    const SphereRecord local = table[shape.first + k];
-    const float offset[3] = {local.x, local.y, local.z};
-    float turned[3];
-    rotate(r, offset, turned);
+    const SphereRecord sphere = place(pose, table[shape.first + k]);
+    const float centre[3] = {sphere.x, sphere.y, sphere.z};
     for (int axis = 0; axis < 3; ++axis) {
       // Written so that a NaN reaches the box (fminf and fmaxf would drop it).
-      const float below = position[axis] + turned[axis] - local.radius;
-      const float above = position[axis] + turned[axis] + local.radius;
+      const float below = centre[axis] - sphere.radius;
+      const float above = centre[axis] + sphere.radius;
       low[axis] = below < low[axis] || below != below ? below : low[axis];
       high[axis] = above > high[axis] || above != above ? above : high[axis];
     }

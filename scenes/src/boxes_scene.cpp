@@ -116,18 +116,11 @@ class BoxesScene final : public SceneBase<kArrays> {
 
   void draw(render::Renderer& renderer, StageProfiler& profiler) override {
     auto timer = profiler.time("render", backend(), stream());
-    if (on_gpu()) {
-      const DeviceSpan<render::BoxInstance> instances =
-          renderer.map_instances(render::Shape::Box, count_, stream());
-      write_instances_on_gpu(field(), instances.data, stream());
-      renderer.draw_mapped(render::Shape::Box);
-      return;
-    }
-    instances_.resize(count_);
-    const BoxField host = field();
-    for (std::uint32_t i = 0; i < count_; ++i)
-      instances_[i] = box_instance(host, i);
-    renderer.draw_instances(render::Shape::Box, instances_);
+    const BoxField state = field();
+    draw_instances(
+        renderer, render::Shape::Box,
+        [&](render::BoxInstance* out) { write_instances_on_gpu(state, out, stream()); },
+        [&](std::uint32_t i) { return box_instance(state, i); });
   }
 
  private:
@@ -152,7 +145,6 @@ class BoxesScene final : public SceneBase<kArrays> {
   float extent_ = 4;
   std::vector<std::uint32_t> touches_;
   DeviceBuffer<std::uint32_t> device_touches_;
-  std::vector<render::BoxInstance> instances_;
 };
 
 }  // namespace

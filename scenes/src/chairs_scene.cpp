@@ -148,18 +148,11 @@ class ChairsScene final : public SceneBase<kArrays> {
       drawn_on_ = &renderer;
     }
     renderer.draw_height_field();
-    if (on_gpu()) {
-      const DeviceSpan<render::BoxInstance> instances =
-          renderer.map_instances(render::Shape::Chair, count_, stream());
-      write_chair_instances_on_gpu(field(), instances.data, stream());
-      renderer.draw_mapped(render::Shape::Chair);
-      return;
-    }
-    instances_.resize(count_);
-    const ChairField host = field();
-    for (std::uint32_t i = 0; i < count_; ++i)
-      instances_[i] = chair_instance(host, i);
-    renderer.draw_instances(render::Shape::Chair, instances_);
+    const ChairField state = field();
+    draw_instances(
+        renderer, render::Shape::Chair,
+        [&](render::BoxInstance* out) { write_chair_instances_on_gpu(state, out, stream()); },
+        [&](std::uint32_t i) { return chair_instance(state, i); });
   }
 
  private:
@@ -242,7 +235,6 @@ class ChairsScene final : public SceneBase<kArrays> {
   float half_width_ = 1;
   float top_ = 1;
   const render::Renderer* drawn_on_ = nullptr;
-  std::vector<render::BoxInstance> instances_;
 };
 
 }  // namespace

@@ -94,6 +94,22 @@ class SceneBase : public Scene {
               .sort_passes_total = broad.sort.passes_total};
   }
 
+  /// Draws count_ instances of `shape`: on the GPU `write_on_gpu(out)` queues a kernel that
+  /// writes them into the renderer's mapped buffer; on the CPU `instance(i)` makes each.
+  template <class WriteOnGpu, class MakeInstance>
+  void draw_instances(render::Renderer& renderer, render::Shape shape, WriteOnGpu&& write_on_gpu,
+                      MakeInstance&& instance) {
+    if (on_gpu()) {
+      write_on_gpu(renderer.map_instances(shape, count_, stream()).data);
+      renderer.draw_mapped(shape);
+      return;
+    }
+    instances_.resize(count_);
+    for (std::uint32_t i = 0; i < count_; ++i)
+      instances_[i] = instance(i);
+    renderer.draw_instances(shape, instances_);
+  }
+
   /// The scene's own state besides the float arrays, moved with them.
   ///@{
   virtual void upload_rest() {}
@@ -126,6 +142,7 @@ class SceneBase : public Scene {
   sort::Algorithm sort_ = sort::Algorithm::Auto;
   std::array<DeviceBuffer<float>, kArrays> device_;
   std::optional<Stream> stream_;  // made when the scene first runs on the GPU
+  std::vector<render::BoxInstance> instances_;  // draw_instances()'s on the CPU
 
  protected:
   physics::BroadPhase broad_phase_;  // declared after the stream it works on: destroyed first

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "rsw/physics/broad_phase.hpp"
 #include "rsw/physics/rigid_bodies.hpp"
 
 namespace rsw::physics::testing {
@@ -91,19 +92,12 @@ inline RigidSet random_rigid(std::size_t count, float side, std::uint32_t shapes
   return set;
 }
 
-/// Every pair of bodies whose boxes overlap (touching counts), by brute force.
+/// Every pair of bodies whose boxes overlap (touching counts): the brute-force oracle.
 inline std::vector<Pair> touching_boxes(const AabbStore& boxes) {
-  std::vector<Pair> pairs;
-  for (std::uint32_t a = 0; a < boxes.size(); ++a) {
-    for (std::uint32_t b = a + 1; b < boxes.size(); ++b) {
-      if (boxes.min_x[a] <= boxes.max_x[b] && boxes.min_x[b] <= boxes.max_x[a] &&
-          boxes.min_y[a] <= boxes.max_y[b] && boxes.min_y[b] <= boxes.max_y[a] &&
-          boxes.min_z[a] <= boxes.max_z[b] && boxes.min_z[b] <= boxes.max_z[a]) {
-        pairs.push_back({a, b});
-      }
-    }
-  }
-  return pairs;
+  BroadPhase oracle({.brute_force = true});
+  oracle.update(boxes.view());
+  const PairView pairs = oracle.find_pairs();
+  return {pairs.begin(), pairs.end()};
 }
 
 }  // namespace rsw::physics::testing
