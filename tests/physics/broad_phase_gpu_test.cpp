@@ -1,6 +1,9 @@
 // The GPU broad phase against brute force, and switching backends between frames.
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+
 #include "broad_phase_cases.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/stream.hpp"
@@ -32,6 +35,31 @@ TEST(BroadPhaseSwitching, CpuAndGpuTakeTurnsOnMovingBoxes) {
     ASSERT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()))
         << "seed " << seed << ", frame " << frame;
     jitter(boxes, 0.02f, seed + static_cast<std::uint32_t>(frame));
+  }
+}
+
+TEST(BroadPhaseSwitching, LongRunsGiveTheCpusCandidatesAndPairs) {
+  // The GPU sweep tests at most 64 candidates of a listing at once and hands longer runs to
+  // its load-balanced tests: dense boxes (runs of hundreds), in a cell grid and in one long
+  // x-sweep, must give the oracle's pairs and the CPU's candidate count, which sweeps each run
+  // whole.
+  RSW_REQUIRE_CUDA_DEVICE();
+  for (const auto& [scene, pairs_per_box] :
+       {std::pair{BoxScene::Uniform, 60.0}, std::pair{BoxScene::Clustered, 2.0}}) {
+    for (physics::SweepMode mode : {physics::SweepMode::Cells, physics::SweepMode::AxisSweep}) {
+      const std::uint32_t seed = fresh_box_seed();
+      const auto boxes = make_boxes(30'011, scene, seed, pairs_per_box);
+      physics::BroadPhase gpu({.backend = rsw::Backend::Cuda, .mode = mode});
+      physics::BroadPhase cpu({.backend = rsw::Backend::Cpu, .mode = mode});
+      gpu.update(boxes);
+      cpu.update(boxes);
+      const std::string context = "seed " + std::to_string(seed) + ", " + to_string(scene) +
+                                  ", " + std::to_string(pairs_per_box) + " pairs per box, " +
+                                  (mode == physics::SweepMode::Cells ? "cells" : "axis sweep");
+      ASSERT_TRUE(same_pair_set(oracle_pairs(boxes), gpu.find_pairs())) << context;
+      EXPECT_EQ(gpu.stats().candidates, cpu.stats().candidates) << context;
+      EXPECT_EQ(gpu.stats().cells, cpu.stats().cells) << context;
+    }
   }
 }
 

@@ -1,11 +1,13 @@
 // The CUDA backend: launches sweep_kernels.cuh's frame on one stream. The host waits twice
 // per frame: once for the number of cell listings (the cell sort needs its size) and the
-// plan, once for the pair count. A third wait happens only when the pair buffer, sized from
+// plan, once for the pair count. Another wait follows when some runs were too long for
+// sweep_cells (the rest of them is then tested), and another when the pair buffer, sized from
 // the last frame, was too small: it grows to the exact count and the tests run again.
 #include <cuda_runtime.h>
 
 #include <thrust/iterator/transform_iterator.h>
 #include <bit>
+#include <cstddef>
 #include <optional>
 #include <cub/device/device_scan.cuh>
 #include <string>
@@ -67,7 +69,7 @@ class CudaSweep final : public SweepBackend {
     }
     const FramePlan plan = frame.plan;
     const bool cells = request.mode == SweepMode::Cells && plan.grid.cells() > 1;
-    if (frame.listings >= BoxSummary::kNoBox) {
+    if (frame.listings > kernels::kMaxListings) {
       throw Error(ErrorKind::OutOfMemory,
                   std::to_string(frame.listings) +
                       " (box, cell) listings: more than 32-bit indices reach (boxes much larger "
@@ -83,7 +85,7 @@ class CudaSweep final : public SweepBackend {
     stats.excluded_boxes = frame.summary.invalid;
     stats.sweep_axis = plan.axis;
     stats.sort = sorter_.last_stats();
-    stats.candidates = host_frame_[0].candidates;
+    stats.candidates = candidate_count_;
     stats.pairs = pair_count_;
     if (request.mode == SweepMode::Cells) {
       stats.cells = plan.grid.cells();
@@ -249,7 +251,7 @@ class CudaSweep final : public SweepBackend {
     listing_cells_.resize_discarding(listings);
     listing_boxes_.resize_discarding(listings);
     listing_records_.resize_discarding(listings);
-    listing_min_.resize_discarding(listings);
+    listing_keys_.resize_discarding(listings);
     if (listings == 0) return;
     {
       auto timer = timed("sweep", stream);
@@ -267,70 +269,105 @@ class CudaSweep final : public SweepBackend {
     auto timer = timed("sweep", stream);
     kernels::gather_listings<<<blocks_for(listings), kThreads, 0, stream>>>(
         sorted_.data(), listing_cells_.data(), listing_boxes_.data(), listings, grid,
-        listing_records_.data(), listing_min_.data());
+        listing_records_.data(), listing_keys_.data());
     RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
   }
 
-  // Sweep extents, their scan, and the candidate tests into the pair buffer; the second
-  // wait; and if the buffer overflowed, the tests again into one of the counted size.
+  // The sweep into the pair buffer and the second wait; then, if some runs were long, the
+  // rest of them (sweep extents, their scan, the candidate tests) and another wait; and if the
+  // buffer overflowed, the tests again into one of the counted size.
   void find_pairs(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
-    const std::uint32_t listings = listing_count_;
     kernels::FrameCounters* frame = frame_.data();
-    {
-      auto timer = timed("sweep", stream);
-      candidate_counts_.resize_discarding(std::size_t{listings} + 1);
-      candidate_offsets_.resize_discarding(std::size_t{listings} + 1);
-      rsw::detail::fill_bytes_zero(candidate_counts_.data() + listings, sizeof(std::uint32_t),
-                                   stream);
-      if (listings > 0) {
-        kernels::sweep_extents<<<blocks_for(listings), kThreads, 0, stream>>>(
-            listing_view(), listings, candidate_counts_.data());
-        RSW_CUDA_CHECK_LAUNCH("launching sweep_extents");
-      }
-      scan(candidate_counts_, candidate_offsets_, listings, &frame->candidates, stream);
-    }
     // Room for as many pairs as the last frame found, and some: in a steady scene the
     // append never overflows.
-    pairs_.resize_discarding(std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{listings}));
-    test_candidates(boxes, cells, stream);
-    std::uint64_t found = read_frame(stream).pairs;
-    if (found > pairs_.size()) {
-      pairs_.resize_discarding(found);
-      rsw::detail::fill_bytes_zero(&frame->pairs, sizeof(unsigned long long), stream);
-      test_candidates(boxes, cells, stream);
-      found = read_frame(stream).pairs;
+    pairs_.resize_discarding(
+        std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{listing_count_}));
+    sweep(boxes, cells, stream);
+    const kernels::FrameCounters* counters = &read_frame(stream);
+    const bool long_runs = counters->long_runs > 0;
+    if (long_runs) {
+      count_long_runs(stream);
+      test_long_runs(boxes, cells, stream);
+      counters = &read_frame(stream);
     }
-    pair_count_ = found;
+    if (counters->pairs > pairs_.size()) {
+      pairs_.resize_discarding(counters->pairs);
+      // Counted again by the second sweep: pairs, candidates and long runs.
+      static_assert(offsetof(kernels::FrameCounters, long_runs) ==
+                        offsetof(kernels::FrameCounters, candidates) +
+                            2 * sizeof(unsigned long long),
+                    "the sweep's counters lie together");
+      rsw::detail::fill_bytes_zero(&frame->candidates, 3 * sizeof(unsigned long long), stream);
+      sweep(boxes, cells, stream);
+      if (long_runs) test_long_runs(boxes, cells, stream);
+      counters = &read_frame(stream);
+    }
+    pair_count_ = counters->pairs;
+    candidate_count_ = counters->candidates + (long_runs ? counters->long_candidates : 0);
   }
 
-  // The candidate tests; `boxes` gives the filter bits.
-  void test_candidates(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
+  // sweep_cells, the variant for the mode and filter bits.
+  void sweep(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
     if (listing_count_ == 0) return;
     auto timer = timed("filter", stream);
+    const auto launch = [&](auto kernel) {
+      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
+          listing_view(), listing_count_, boxes, frame_.data(), pairs_.data(), pairs_.size());
+      RSW_CUDA_CHECK_LAUNCH("launching sweep_cells");
+    };
     const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
     if (cells) {
-      if (filters) return launch_tests(kernels::test_candidates<true, true>, boxes, stream);
-      return launch_tests(kernels::test_candidates<true, false>, boxes, stream);
+      if (filters) return launch(kernels::sweep_cells<true, true>);
+      return launch(kernels::sweep_cells<true, false>);
     }
-    if (filters) return launch_tests(kernels::test_candidates<false, true>, boxes, stream);
-    launch_tests(kernels::test_candidates<false, false>, boxes, stream);
+    if (filters) return launch(kernels::sweep_cells<false, true>);
+    launch(kernels::sweep_cells<false, false>);
   }
 
-  // One of test_candidates' variants on as many blocks as are resident at once.
+  // The candidates of the long runs past their first kSweepSteps, counted and numbered.
+  void count_long_runs(StreamHandle stream) {
+    const std::uint32_t listings = listing_count_;
+    auto timer = timed("sweep", stream);
+    candidate_counts_.resize_discarding(std::size_t{listings} + 1);
+    candidate_offsets_.resize_discarding(std::size_t{listings} + 1);
+    rsw::detail::fill_bytes_zero(candidate_counts_.data() + listings, sizeof(std::uint32_t),
+                                 stream);
+    kernels::sweep_extents<<<blocks_for(listings), kThreads, 0, stream>>>(
+        listing_view(), listings, kernels::kSweepSteps, candidate_counts_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching sweep_extents");
+    scan(candidate_counts_, candidate_offsets_, listings, &frame_.data()->long_candidates, stream);
+  }
+
+  // test_candidates over the long runs' numbered candidates.
+  void test_long_runs(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
+    auto timer = timed("filter", stream);
+    const auto launch = [&](auto kernel) {
+      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
+          listing_view(), listing_count_, kernels::kSweepSteps, boxes, candidate_offsets_.data(),
+          frame_.data(), pairs_.data(), pairs_.size());
+      RSW_CUDA_CHECK_LAUNCH("launching test_candidates");
+    };
+    const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
+    if (cells) {
+      if (filters) return launch(kernels::test_candidates<true, true>);
+      return launch(kernels::test_candidates<true, false>);
+    }
+    if (filters) return launch(kernels::test_candidates<false, true>);
+    launch(kernels::test_candidates<false, false>);
+  }
+
+  // Blocks of `kernel` resident at once on the whole device (persistent blocks).
   template <class Kernel>
-  void launch_tests(Kernel kernel, const kernels::BoxView& boxes, StreamHandle stream) {
+  unsigned int resident_blocks(Kernel kernel) {
     unsigned int& blocks = resident_blocks_[reinterpret_cast<const void*>(kernel)];
     if (blocks == 0) {
       int per_multiprocessor = 1;
       RSW_CUDA_CHECK(
           cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, kThreads, 0),
-          "sizing the candidate tests");
+          "sizing a persistent grid");
       blocks = static_cast<unsigned int>(std::max(per_multiprocessor, 1)) * multiprocessors_;
     }
-    kernel<<<blocks, kThreads, 0, stream>>>(listing_view(), listing_count_, boxes,
-                                            candidate_offsets_.data(), frame_.data(), pairs_.data(),
-                                            pairs_.size());
-    RSW_CUDA_CHECK_LAUNCH("launching test_candidates");
+    return blocks;
   }
 
   // The pairs in (a, b) order: a stable sort by b, then by a, of their positions, and a
@@ -404,14 +441,14 @@ class CudaSweep final : public SweepBackend {
   }
 
   kernels::Listings listing_view() const {
-    return {listing_cells_.data(), listing_records_.data(), listing_min_.data()};
+    return {listing_keys_.data(), listing_records_.data()};
   }
 
   Stream own_stream_;
   StreamHandle stream_handle_ = nullptr;
   bool stage_times_ = true;  // the frame's FrameRequest::stage_times
   unsigned int multiprocessors_ = 1;
-  std::unordered_map<const void*, unsigned int> resident_blocks_;  // by test_candidates variant
+  std::unordered_map<const void*, unsigned int> resident_blocks_;  // by kernel
   StageProfiler profiler_{{.history_frames = 1}};
   sort::Sorter sorter_;
   sort::Sorter cell_sorter_;
@@ -435,7 +472,7 @@ class CudaSweep final : public SweepBackend {
   DeviceBuffer<std::uint32_t> listing_cells_;
   DeviceBuffer<std::uint32_t> listing_boxes_;
   DeviceBuffer<kernels::SweepRecord> listing_records_;
-  DeviceBuffer<float> listing_min_;
+  DeviceBuffer<kernels::ListingKey> listing_keys_;
   std::uint32_t listing_count_ = 0;
   // Candidates and pairs.
   DeviceBuffer<std::uint32_t> candidate_counts_;
@@ -446,6 +483,7 @@ class CudaSweep final : public SweepBackend {
   DeviceBuffer<std::uint32_t> pair_keys_;
   DeviceBuffer<std::uint32_t> pair_order_;
   std::size_t pair_count_ = 0;
+  std::size_t candidate_count_ = 0;
   DeviceBuffer<kernels::FrameCounters> frame_;
   PinnedBuffer<kernels::FrameCounters> host_frame_{1};
   PinnedBuffer<Pair> host_pairs_;

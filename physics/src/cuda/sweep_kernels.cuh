@@ -1,20 +1,19 @@
 // Device code of the GPU broad phase (launched by sweep_dispatch.cu). One frame:
 //
 //   summarize_boxes -> plan -> stage_boxes -> [rsw::sort] -> gather_boxes -> scan
-//   -> fill_listings -> [rsw::sort by cell] -> gather_listings -> sweep_extents -> scan
-//   -> test_candidates
+//   -> fill_listings -> [rsw::sort by cell] -> gather_listings -> sweep_cells
+//   [-> sweep_extents -> scan -> test_candidates, for long runs only]
 //
 // The sort and sweep follow Ha et al. 2009, Sec. 6.1: keys are the boxes' minima on the sweep
 // axis in last frame's order, sorted with their positions in that order; each box sweeps
 // forward while the next minimum is <= its maximum. Two changes make it scale. The sweep runs
 // inside the cells of a coarse grid over the other two axes (each box listed in every cell it
 // covers; a pair reported only in the cell holding the larger of the two minimum corners), so
-// the work stays near n + pairs. And the sweep is split in two: sweep_extents finds each
-// listing's run of candidates by a galloping search (the listings of a cell are sorted by
-// minimum), a scan of the run lengths numbers every candidate, and test_candidates gives each
-// thread the same number of candidates however long a box's run is: a warp tests consecutive
-// partners, reading them coalesced, and a giant box's run is spread over many blocks rather
-// than one thread.
+// the work stays near n + pairs. And long sweeps are split: sweep_cells gives each listing a
+// thread for its first kSweepSteps candidates (most runs end sooner: in a uniform cloud they
+// average about 11), and the rest of a longer run is numbered by sweep_extents (a galloping
+// search for the run's end) and a scan, and spread by test_candidates over many threads, so a
+// giant box's run costs no single thread more than the others.
 //
 // Memory traffic is what a frame costs once the boxes outgrow the L2 cache, so every random
 // read fetches one 32-byte sector: the user's boxes are packed into 32-byte records by the
@@ -44,6 +43,16 @@ constexpr int kCandidatesPerThread = 8;
 /// costs nothing, and the extra warps hide the latency of the partner reads (measured on an
 /// H100 against 5 blocks at 48 registers, and against 16 candidates a thread).
 constexpr int kTestBlocksPerMultiprocessor = 6;
+/// Candidates sweep_cells tests per listing; a listing with more (a long run) leaves the rest
+/// to sweep_extents and test_candidates, which spread a run over many threads.
+constexpr std::uint32_t kSweepSteps = 64;
+/// Candidates a lane of sweep_cells tests at once (kSweepSteps is a multiple).
+constexpr int kSweepUnroll = 4;
+static_assert(kSweepSteps % kSweepUnroll == 0, "a lane's steps end at a whole unroll");
+/// Pairs a warp of sweep_cells holds in shared memory before it appends them with one atomic.
+constexpr std::uint32_t kWarpPairs = 256;
+/// Listings the GPU sweep indexes: 32-bit indices with room for a warp's reads past the end.
+constexpr std::uint64_t kMaxListings = 0xFFFFFFFFu - 2 * kSweepSteps;
 
 /// The user's boxes wherever they came from: six float arrays with a stride (1 for
 /// structure-of-arrays, 6 for Aabb records copied as they are), and filter bits.
@@ -77,6 +86,8 @@ struct FrameCounters {
   unsigned long long listings;    ///< (cell, box) entries
   unsigned long long candidates;  ///< pairs overlapping on the sweep axis in a shared cell
   unsigned long long pairs;       ///< pairs found; more than the buffer holds means: again
+  unsigned long long long_runs;   ///< listings with more than kSweepSteps candidates
+  unsigned long long long_candidates;  ///< the candidates of long runs past their first steps
 };
 
 /// A user's box packed by summarize_boxes, in the user's order: 32 bytes, read as two float4
@@ -129,13 +140,18 @@ __device__ inline void store_record(SweepRecord* records, std::size_t i, const S
   words[1] = make_float4(r.min_s, r.max_s, __uint_as_float(r.box), __uint_as_float(r.tag));
 }
 
-/// The listings (index e), in cell order with minimum order inside each cell: the cell of
-/// each (the cell sort's keys), their records, and their minima on the sweep axis once more,
-/// densely, for the searches.
+/// What the sweep reads of a listing to know whether it is still in a run: its cell and its
+/// minimum on the sweep axis, together in 8 bytes.
+struct alignas(8) ListingKey {
+  std::uint32_t cell;
+  float min;
+};
+
+/// The listings (index e), in cell order with minimum order inside each cell: their keys,
+/// densely, and their records.
 struct Listings {
-  const std::uint32_t* cells;
+  const ListingKey* keys;
   const SweepRecord* records;
-  const float* min;
 };
 
 /// One thread, before anything else of the frame: the identity of the summary, no pairs.
@@ -145,6 +161,8 @@ __global__ void begin_frame(FrameCounters* frame) {
   frame->listings = 0;
   frame->candidates = 0;
   frame->pairs = 0;
+  frame->long_runs = 0;
+  frame->long_candidates = 0;
 }
 
 /// Whole grid, persistent blocks: each thread summarises a strided share of the boxes and
@@ -267,7 +285,7 @@ __global__ void fill_listings(const SweepRecord* sorted, std::uint32_t count, Ce
 /// with whether the listing's cell is the box's first on u and on v.
 __global__ void gather_listings(const SweepRecord* sorted, const std::uint32_t* listing_cells,
                                 const std::uint32_t* listing_boxes, std::uint32_t listings,
-                                CellGrid grid, SweepRecord* records, float* min) {
+                                CellGrid grid, SweepRecord* records, ListingKey* keys) {
   const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= listings) return;
   SweepRecord box = load_record(sorted, listing_boxes[e]);
@@ -277,21 +295,22 @@ __global__ void gather_listings(const SweepRecord* sorted, const std::uint32_t* 
   box.tag =
       (grid.cell_u(box.min_u) == cell_u ? 1u : 0u) | (grid.cell_v(box.min_v) == cell_v ? 2u : 0u);
   store_record(records, e, box);
-  min[e] = box.min_s;
+  keys[e] = {cell, box.min_s};
 }
 
 /// Thread e: the number of listings after e in its cell whose minimum is <= e's maximum (its
-/// candidates). They are a run, since a cell's listings are sorted by minimum: a galloping
-/// search finds its end in O(log run) reads however long the run is. It probes the dense
-/// minima, so nearby probes share a sector.
-__global__ void sweep_extents(Listings listings, std::uint32_t count,
+/// candidates), less the first `skip` of them (which sweep_cells tested). They are a run, since
+/// a cell's listings are sorted by minimum: a galloping search finds its end in O(log run)
+/// reads however long the run is. It probes the dense keys, so nearby probes share a sector.
+__global__ void sweep_extents(Listings listings, std::uint32_t count, std::uint32_t skip,
                               std::uint32_t* candidate_counts) {
   const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= count) return;
-  const std::uint32_t cell = listings.cells[e];
+  const std::uint32_t cell = listings.keys[e].cell;
   const float reach = listings.records[e].max_s;
   const auto in_run = [&](std::uint64_t f) {
-    return listings.cells[f] == cell && listings.min[f] <= reach;
+    const ListingKey key = listings.keys[f];
+    return key.cell == cell && key.min <= reach;
   };
   std::uint64_t inside = e;  // the last listing known to be in the run (e itself: trivially)
   std::uint64_t step = 1;
@@ -310,7 +329,8 @@ __global__ void sweep_extents(Listings listings, std::uint32_t count,
       outside = middle;
     }
   }
-  candidate_counts[e] = static_cast<std::uint32_t>(inside - e);
+  const std::uint64_t run = inside - e;
+  candidate_counts[e] = run > skip ? static_cast<std::uint32_t>(run - skip) : 0u;
 }
 
 /// Widens 32-bit counts for a scan whose sums need 64 bits.
@@ -362,8 +382,141 @@ __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const Bo
   return true;
 }
 
-/// Persistent blocks; a block takes candidates [base, base + 2048) at a time, thread i the
-/// candidates base + i, base + i + 256, ... (a warp reads consecutive partners: coalesced).
+/// Appends a warp's buffered pairs to the frame's (one atomic) and empties the buffer. Pairs
+/// past `capacity` are counted but not written: the host grows the buffer to the count and
+/// runs the tests again.
+__device__ inline void flush_pairs(const Pair* buffered, std::uint32_t& size, FrameCounters* frame,
+                                   Pair* pairs, unsigned long long capacity) {
+  const unsigned int lane = threadIdx.x % 32;
+  __syncwarp();
+  unsigned long long base = 0;
+  if (lane == 0 && size > 0) base = atomicAdd(&frame->pairs, size);
+  base = __shfl_sync(0xFFFFFFFFu, base, 0);
+  for (std::uint32_t i = lane; i < size; i += 32) {
+    if (base + i < capacity) pairs[base + i] = buffered[i];
+  }
+  __syncwarp();
+  size = 0;
+}
+
+/// Asks L2 for what the warp's next chunk of sweep_cells will read (the records and keys of
+/// listings [next, next + 40)), so that its loads find them there rather than in memory.
+__device__ inline void prefetch_chunk(const Listings& listings, std::uint32_t next,
+                                      std::uint32_t count) {
+  const unsigned int lane = threadIdx.x % 32;
+  if (lane < 10) {  // 10 lines of records (4 a line)
+    const std::uint32_t listing = next + lane * 4;
+    if (listing < count) asm volatile("prefetch.global.L2 [%0];" ::"l"(listings.records + listing));
+  } else if (lane < 13) {  // 3 lines of keys (16 a line)
+    const std::uint32_t listing = next + (lane - 10) * 16;
+    if (listing < count) asm volatile("prefetch.global.L2 [%0];" ::"l"(listings.keys + listing));
+  }
+}
+
+/// The sweep itself. Persistent warps; a warp takes 32 consecutive listings at a time, one a
+/// lane, and each lane tests its listing's candidates kSweepUnroll at a time (their loads
+/// issued together): at step k lane i reads listings e + i + k.., so the warp reads a window
+/// of consecutive listings that slides along, coalesced and mostly from L1, and the warp's next
+/// chunk is prefetched into L2 meanwhile. A lane stops at the end of its run or after
+/// kSweepSteps candidates; a listing whose run goes on is counted in frame->long_runs, and the
+/// host has sweep_extents and test_candidates test the rest of it. Pairs gather in a warp
+/// buffer in shared memory and are appended a buffer at a time.
+template <bool kCells, bool kFilters>
+__global__ void __launch_bounds__(kThreads)
+    sweep_cells(Listings listings, std::uint32_t count, BoxView filters, FrameCounters* frame,
+                Pair* pairs, unsigned long long capacity) {
+  constexpr unsigned int kAll = 0xFFFFFFFFu;
+  constexpr int kWarps = kThreads / 32;
+  constexpr int kUnroll = kSweepUnroll;
+  constexpr std::uint32_t kNoCell = 0xFFFFFFFFu;  // past the last listing
+  __shared__ Pair buffer[kWarps][kWarpPairs];
+  const unsigned int lane = threadIdx.x % 32;
+  const unsigned int lanes_below = (1u << lane) - 1;
+  Pair* buffered = buffer[threadIdx.x / 32];
+  std::uint32_t buffered_size = 0;    // the same in every lane
+  unsigned long long candidates = 0;  // this lane's
+  unsigned long long long_runs = 0;
+  const auto key_at = [&](std::uint32_t f) {
+    return f < count ? listings.keys[f] : ListingKey{kNoCell, 0.0f};
+  };
+  const std::uint32_t chunks = (count + 31) / 32;
+  for (std::uint32_t chunk = blockIdx.x * kWarps + threadIdx.x / 32; chunk < chunks;
+       chunk += gridDim.x * kWarps) {
+    const std::uint32_t first = chunk * 32;
+    const std::uint32_t next_chunk = chunk + gridDim.x * kWarps;
+    if (next_chunk < chunks) prefetch_chunk(listings, next_chunk * 32, count);
+    const std::uint32_t e = first + lane;
+    bool active = e < count;
+    SweepRecord record_e{};
+    std::uint32_t cell = kNoCell;
+    if (active) {
+      record_e = load_record(listings.records, e);
+      cell = listings.keys[e].cell;
+    }
+    const auto in_run = [&](const ListingKey& key) {
+      return key.cell == cell && key.min <= record_e.max_s;
+    };
+    std::uint32_t f = e + 1;  // the next candidate
+    while (__any_sync(kAll, active)) {
+      // Runs are contiguous: once a listing is out of e's run, so are all after it.
+      bool run[kUnroll];
+      float4 across[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k)
+        run[k] = active && in_run(key_at(f + k));
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        if (run[k]) across[k] = load_across(listings.records, f + k);
+      }
+      bool hit[kUnroll];
+      Pair pair[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        hit[k] = false;
+        if (run[k] && overlap_across(record_e, across[k])) {
+          const SweepRecord record_f = load_record(listings.records, f + k);
+          if (is_reported<kCells, kFilters>(record_e, record_f, filters)) {
+            hit[k] = true;
+            pair[k] = record_e.box < record_f.box ? Pair{record_e.box, record_f.box}
+                                                  : Pair{record_f.box, record_e.box};
+          }
+        }
+        candidates += run[k] ? 1 : 0;
+      }
+      if (active) {
+        if (!run[kUnroll - 1]) {
+          active = false;  // the run ended here
+        } else if ((f += kUnroll) - e > kSweepSteps) {
+          active = false;  // the steps are spent: is there more?
+          if (in_run(key_at(f))) ++long_runs;
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        const unsigned int hits = __ballot_sync(kAll, hit[k]);
+        if (hit[k]) buffered[buffered_size + __popc(hits & lanes_below)] = pair[k];
+        buffered_size += __popc(hits);
+      }
+      if (buffered_size > kWarpPairs - kUnroll * 32) {
+        flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+      }
+    }
+  }
+  flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+  for (int offset = 16; offset > 0; offset /= 2) {
+    candidates += __shfl_down_sync(kAll, candidates, offset);
+    long_runs += __shfl_down_sync(kAll, long_runs, offset);
+  }
+  if (lane == 0) {
+    if (candidates > 0) atomicAdd(&frame->candidates, candidates);
+    if (long_runs > 0) atomicAdd(&frame->long_runs, long_runs);
+  }
+}
+
+/// The candidates of long runs past their first `skip`, numbered by candidate_offsets (their
+/// count is frame->long_candidates). Persistent blocks; a block takes candidates
+/// [base, base + 2048) at a time, thread i the candidates base + i, base + i + 256, ... (a warp
+/// reads consecutive partners: coalesced).
 /// Each candidate's listing comes from shared memory: the block marks where each of its
 /// listings' runs starts and a running maximum (a block scan) fills in the rest, so no thread
 /// searches. The block's pairs are numbered by a block scan and appended with one atomic;
@@ -371,7 +524,7 @@ __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const Bo
 /// and runs this again).
 template <bool kCells, bool kFilters>
 __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
-    test_candidates(Listings listings, std::uint32_t count, BoxView filters,
+    test_candidates(Listings listings, std::uint32_t count, std::uint32_t skip, BoxView filters,
                     const unsigned long long* candidate_offsets, FrameCounters* frame, Pair* pairs,
                     unsigned long long capacity) {
   using BlockScan = cub::BlockScan<std::uint32_t, kThreads>;
@@ -381,7 +534,7 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
   __shared__ std::uint32_t listing_at[kChunk];  // candidate base + c: listing first + [c]
   __shared__ std::uint32_t chunk_listings[2];
   __shared__ unsigned long long chunk_out;
-  const unsigned long long total = frame->candidates;
+  const unsigned long long total = frame->long_candidates;
   for (unsigned long long base = blockIdx.x * kChunk; base < total; base += gridDim.x * kChunk) {
     const unsigned long long end = base + kChunk < total ? base + kChunk : total;
     if (threadIdx.x < 64) {  // warp 0 finds the first listing, warp 1 the last
@@ -424,7 +577,7 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
       if (t < end) {
         const std::uint32_t e = first + listing_at[k * kThreads + threadIdx.x];
         const SweepRecord record_e = load_record(listings.records, e);
-        const auto f = static_cast<std::uint32_t>(e + 1 + (t - candidate_offsets[e]));
+        const auto f = static_cast<std::uint32_t>(e + 1 + skip + (t - candidate_offsets[e]));
         if (overlap_across(record_e, load_across(listings.records, f))) {
           const SweepRecord record_f = load_record(listings.records, f);
           if (is_reported<kCells, kFilters>(record_e, record_f, filters)) {
