@@ -2,12 +2,15 @@
 // gather into sorted order, a forward sweep per box), with the sweep split across threads.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <numeric>
+#include <string>
 #include <thread>
 
 #include "frame_plan.hpp"
 #include "host_boxes.hpp"
 #include "parallel.hpp"
+#include "rsw/engine/error.hpp"
 #include "rsw/sort/key_mapping.hpp"
 #include "sweep_backend.hpp"
 
@@ -39,12 +42,16 @@ struct SortedBoxes {
   std::vector<BoxRecord> packed;   // the user's order
   std::vector<BoxRecord> records;  // sorted order
   std::vector<std::uint32_t> ids;
+  /// Some box's mask leaves a category out. Otherwise every listed pair passes the filter
+  /// (listed boxes have a category), and the sweep need not look the bits up.
+  bool masked = false;
 
   void gather(const HostBoxes& boxes, std::span<const std::uint32_t> order, int threads) {
     const std::size_t count = order.size();
     packed.resize(count);
     records.resize(count);
     ids.assign(order.begin(), order.end());
+    masked = std::ranges::any_of(boxes.masks, [](std::uint32_t mask) { return mask != ~0u; });
     for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
       for (std::size_t box = first; box < last; ++box) {
         packed[box] = {{boxes.min[0][box], boxes.min[1][box], boxes.min[2][box]},
@@ -102,13 +109,14 @@ void sweep_range(const SortedBoxes& sorted, int axis, std::size_t first, std::si
 // Cells mode: every sorted box j is listed in each cell it covers, in x order; `cells` and
 // `boxes` hold the listings after a stable sort by cell, so each cell's run is x-sorted.
 // `records` then holds each listing's box in listing order, so that a sweep reads its
-// partners one after another rather than from six arrays at scattered places.
+// partners one after another rather than from six arrays at scattered places, and finds in
+// them the user's indices of the pairs it reports.
 struct CellListing {
   struct Record {
     float min_u, max_u;
     float min_v, max_v;
     float min_s, max_s;  // on the sweep axis
-    std::uint32_t box;   // index into the sorted order
+    std::uint32_t id;    // the user's index
     std::uint32_t cell;
   };
   static_assert(sizeof(Record) == 32, "a listing is half a cache line");
@@ -116,26 +124,56 @@ struct CellListing {
   std::vector<std::uint32_t> cells;
   std::vector<std::uint32_t> boxes;  // index into the sorted order
   std::vector<Record> records;
+  std::vector<std::uint64_t> offsets;  // per sorted box, where its listings start
 };
 
-void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellListing& listing) {
+// The cells box j covers: u0..u1 by v0..v1.
+struct CellRange {
+  std::uint32_t u0, u1, v0, v1;
+  std::uint64_t size() const { return std::uint64_t{u1 - u0 + 1} * (v1 - v0 + 1); }
+};
+
+CellRange cells_of(const CellGrid& grid, const BoxRecord& box) {
+  return {grid.cell_u(box.min[grid.axis_u]), grid.cell_u(box.max[grid.axis_u]),
+          grid.cell_v(box.min[grid.axis_v]), grid.cell_v(box.max[grid.axis_v])};
+}
+
+// The listings in sorted box order: counted, numbered, then written, each on the threads.
+void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellListing& listing,
+                         int threads) {
   const std::size_t count = sorted.ids.size();
-  listing.cells.clear();
-  listing.boxes.clear();
-  for (std::size_t j = 0; j < count; ++j) {
-    const BoxRecord& box = sorted.records[j];
-    if (box.category == 0) continue;  // pairs with nothing: list it nowhere
-    const std::uint32_t u0 = grid.cell_u(box.min[grid.axis_u]);
-    const std::uint32_t u1 = grid.cell_u(box.max[grid.axis_u]);
-    const std::uint32_t v0 = grid.cell_v(box.min[grid.axis_v]);
-    const std::uint32_t v1 = grid.cell_v(box.max[grid.axis_v]);
-    for (std::uint32_t u = u0; u <= u1; ++u) {
-      for (std::uint32_t v = v0; v <= v1; ++v) {
-        listing.cells.push_back(grid.cell_id(u, v));
-        listing.boxes.push_back(static_cast<std::uint32_t>(j));
+  std::vector<std::uint64_t>& offsets = listing.offsets;
+  offsets.resize(count + 1);
+  for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
+    for (std::size_t j = first; j < last; ++j) {
+      const BoxRecord& box = sorted.records[j];
+      offsets[j] = box.category == 0 ? 0 : cells_of(grid, box).size();  // 0: pairs with nothing
+    }
+  }, threads);
+  offsets[count] = 0;
+  std::exclusive_scan(offsets.begin(), offsets.end(), offsets.begin(), std::uint64_t{0});
+  const std::uint64_t entries = offsets[count];
+  if (entries > std::uint64_t{BoxSummary::kNoBox}) {
+    throw Error(ErrorKind::OutOfMemory,
+                std::to_string(entries) +
+                    " (box, cell) listings: more than 32-bit indices reach (boxes much larger "
+                    "than the mean cover too many cells)");
+  }
+  listing.cells.resize(entries);
+  listing.boxes.resize(entries);
+  for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
+    for (std::size_t j = first; j < last; ++j) {
+      if (offsets[j] == offsets[j + 1]) continue;
+      const CellRange range = cells_of(grid, sorted.records[j]);
+      std::uint64_t next = offsets[j];
+      for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
+        for (std::uint32_t v = range.v0; v <= range.v1; ++v, ++next) {
+          listing.cells[next] = grid.cell_id(u, v);
+          listing.boxes[next] = static_cast<std::uint32_t>(j);
+        }
       }
     }
-  }
+  }, threads);
 }
 
 // The records of the (cell-sorted) listings.
@@ -149,8 +187,8 @@ void gather_listings(const SortedBoxes& sorted, const CellGrid& grid, int axis,
     for (std::size_t e = first; e < last; ++e) {
       const std::uint32_t j = listing.boxes[e];
       const BoxRecord& box = sorted.records[j];
-      listing.records[e] = {box.min[u],    box.max[u],    box.min[v], box.max[v],
-                            box.min[axis], box.max[axis], j,          listing.cells[e]};
+      listing.records[e] = {box.min[u],    box.max[u],    box.min[v],    box.max[v],
+                            box.min[axis], box.max[axis], sorted.ids[j], listing.cells[e]};
     }
   }, threads);
 }
@@ -173,7 +211,13 @@ void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, const CellList
       }
       const std::uint32_t home = grid.cell_id(grid.cell_u(std::max(r.min_u, q.min_u)),
                                               grid.cell_v(std::max(r.min_v, q.min_v)));
-      if (home == r.cell) report_if_admitted(sorted, r.box, q.box, result);  // else: another cell's
+      if (home != r.cell) continue;  // another cell's
+      if (sorted.masked) {
+        const BoxRecord& p = sorted.records[listing.boxes[e]];
+        const BoxRecord& o = sorted.records[listing.boxes[f]];
+        if (!filters_pass(p.category, p.mask, o.category, o.mask)) continue;
+      }
+      result.pairs.push_back(r.id < q.id ? Pair{r.id, q.id} : Pair{q.id, r.id});
     }
   }
 }
@@ -187,8 +231,8 @@ class CpuSweep final : public SweepBackend {
 
   void run(const BoxSource& source, const FrameRequest& request, BroadPhaseStats& stats) override {
     const Clock::time_point start = Clock::now();
-    stats.excluded_boxes = load_boxes(source, request.invalid_boxes, boxes_);
-    const FramePlan plan = plan_frame(summarize(boxes_), request.axis, request.mode);
+    stats.excluded_boxes = load_boxes(source, request.invalid_boxes, boxes_, max_threads_);
+    const FramePlan plan = plan_frame(summarize(boxes_, max_threads_), request.axis, request.mode);
     const double load_ms = ms_since(start);
     stats.sweep_axis = plan.axis;
     const CellGrid* grid = request.mode == SweepMode::Cells ? &plan.grid : nullptr;
@@ -225,8 +269,10 @@ class CpuSweep final : public SweepBackend {
 
     Clock::time_point start = Clock::now();
     keys_.resize(count);
-    for (std::size_t j = 0; j < count; ++j)
-      keys_[j] = sort::ordered_key(boxes.min[axis][order_[j]]);
+    for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
+      for (std::size_t j = first; j < last; ++j)
+        keys_[j] = sort::ordered_key(boxes.min[axis][order_[j]]);
+    }, max_threads_);
     stats.keys_ms = ms_since(start);
 
     start = Clock::now();
@@ -238,7 +284,7 @@ class CpuSweep final : public SweepBackend {
     sorted_.gather(boxes, order_, max_threads_);
     std::size_t work = count;  // boxes, or listings in cells mode
     if (grid != nullptr) {
-      list_boxes_in_cells(sorted_, *grid, listing_);
+      list_boxes_in_cells(sorted_, *grid, listing_, max_threads_);
       // Stable: inside a cell the listings stay in x order.
       cell_sorter_.sort_pairs(listing_.cells, listing_.boxes,
                               {.algorithm = sort::Algorithm::Cpu, .end_bit = grid->cell_bits()});
@@ -272,12 +318,18 @@ class CpuSweep final : public SweepBackend {
         workers.emplace_back(sweep_part, thread);
       sweep_part(0);
     }
-    pairs_.clear();
+    // The threads' pairs one after another, each copied by its own thread.
+    std::vector<std::size_t> offsets(results_.size() + 1, 0);
     stats.candidates = 0;
-    for (const SweepResult& result : results_) {
-      pairs_.insert(pairs_.end(), result.pairs.begin(), result.pairs.end());
-      stats.candidates += result.candidates;
+    for (std::size_t part = 0; part < results_.size(); ++part) {
+      offsets[part + 1] = offsets[part] + results_[part].pairs.size();
+      stats.candidates += results_[part].candidates;
     }
+    pairs_.resize(offsets.back());
+    for_each_part(results_.size(), 1, [&](std::size_t first, std::size_t last) {
+      for (std::size_t part = first; part < last; ++part)
+        std::ranges::copy(results_[part].pairs, pairs_.begin() + static_cast<std::ptrdiff_t>(offsets[part]));
+    }, threads);
     stats.pairs = pairs_.size();
     stats.sweep_ms = ms_since(start);
   }

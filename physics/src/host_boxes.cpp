@@ -5,6 +5,7 @@
 #include <numeric>
 #include <string>
 
+#include "parallel.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::physics::detail {
@@ -13,6 +14,19 @@ namespace {
 constexpr std::uint32_t kDefaultCategory = 1;
 constexpr std::uint32_t kDefaultMask = 0xFFFFFFFFu;
 constexpr const char* kAxisNames = "xyz";
+/// Boxes a thread checks or sums at a time. The summary's sums are merged chunk by chunk in
+/// order, so they do not depend on how many threads there were.
+constexpr std::size_t kChunk = 64 * 1024;
+
+/// Calls chunk(first, last) for each kChunk boxes of [0, count), on `threads` threads.
+template <class Chunk>
+void for_each_chunk(std::size_t count, int threads, Chunk&& chunk) {
+  const std::size_t chunks = (count + kChunk - 1) / kChunk;
+  for_each_part(chunks, 1, [&](std::size_t first, std::size_t last) {
+    for (std::size_t c = first; c < last; ++c)
+      chunk(c, c * kChunk, std::min(count, (c + 1) * kChunk));
+  }, threads);
+}
 
 bool box_is_valid(const HostBoxes& boxes, std::size_t index) {
   const float low[3] = {boxes.min[0][index], boxes.min[1][index], boxes.min[2][index]};
@@ -20,7 +34,8 @@ bool box_is_valid(const HostBoxes& boxes, std::size_t index) {
   return detail::box_is_valid(low, high);
 }
 
-std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& out) {
+std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& out,
+                           int threads) {
   const std::size_t count = out.size();
   out.categories.assign(count, kDefaultCategory);
   out.masks.assign(count, kDefaultMask);
@@ -28,18 +43,28 @@ std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& 
     out.categories.assign(filter.categories.begin(), filter.categories.end());
   if (!filter.masks.empty()) out.masks.assign(filter.masks.begin(), filter.masks.end());
 
-  std::size_t excluded = 0;
-  for (std::size_t index = 0; index < count; ++index) {
-    if (box_is_valid(out, index)) continue;
-    if (policy == InvalidBoxes::Reject) {
-      const float low[3] = {out.min[0][index], out.min[1][index], out.min[2][index]};
-      const float high[3] = {out.max[0][index], out.max[1][index], out.max[2][index]};
-      throw Error(ErrorKind::InvalidArgument, describe_invalid_box(index, low, high));
+  // Per chunk: the invalid boxes, excluded (category 0) unless the policy rejects them, and
+  // the first of them.
+  const std::size_t chunks = (count + kChunk - 1) / kChunk;
+  std::vector<std::size_t> invalid(chunks, 0);
+  std::vector<std::size_t> first_invalid(chunks, count);
+  for_each_chunk(count, threads, [&](std::size_t chunk, std::size_t first, std::size_t last) {
+    for (std::size_t index = first; index < last; ++index) {
+      if (box_is_valid(out, index)) continue;
+      if (invalid[chunk]++ == 0) first_invalid[chunk] = index;
+      if (policy == InvalidBoxes::Reject) return;
+      out.categories[index] = 0;
     }
-    out.categories[index] = 0;
-    ++excluded;
+  });
+  std::size_t index = count;  // the first invalid box, if any
+  for (const std::size_t first : first_invalid)
+    index = std::min(index, first);
+  if (policy == InvalidBoxes::Reject && index < count) {
+    const float low[3] = {out.min[0][index], out.min[1][index], out.min[2][index]};
+    const float high[3] = {out.max[0][index], out.max[1][index], out.max[2][index]};
+    throw Error(ErrorKind::InvalidArgument, describe_invalid_box(index, low, high));
   }
-  return excluded;
+  return std::reduce(invalid.begin(), invalid.end(), std::size_t{0});
 }
 
 }  // namespace
@@ -70,7 +95,7 @@ void check_pairs(std::size_t bodies, std::span<const Pair> pairs) {
   }
 }
 
-std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& out) {
+std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& out, int threads) {
   const std::size_t count = boxes.count;
   for (int axis = 0; axis < 3; ++axis) {
     out.min[axis].resize(count);
@@ -125,7 +150,7 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
       break;
     }
   }
-  return finish_loading(filter, policy, out);
+  return finish_loading(filter, policy, out, threads);
 }
 
 std::string describe_invalid_box(std::size_t index, const float (&low)[3], const float (&high)[3]) {
@@ -142,19 +167,26 @@ std::string describe_invalid_box(std::size_t index, const float (&low)[3], const
   return "box " + std::to_string(index) + " has " + reason;
 }
 
-BoxSummary summarize(const HostBoxes& boxes) {
-  BoxSummary summary = BoxSummary::empty();
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    if (boxes.categories[i] == 0 && !box_is_valid(boxes, i)) {
-      ++summary.invalid;
-      if (summary.first_invalid == BoxSummary::kNoBox)
-        summary.first_invalid = static_cast<std::uint32_t>(i);
-      continue;
+BoxSummary summarize(const HostBoxes& boxes, int threads) {
+  const std::size_t count = boxes.size();
+  std::vector<BoxSummary> chunks((count + kChunk - 1) / kChunk, BoxSummary::empty());
+  for_each_chunk(count, threads, [&](std::size_t chunk, std::size_t first, std::size_t last) {
+    BoxSummary& summary = chunks[chunk];
+    for (std::size_t i = first; i < last; ++i) {
+      if (boxes.categories[i] == 0 && !box_is_valid(boxes, i)) {
+        ++summary.invalid;
+        if (summary.first_invalid == BoxSummary::kNoBox)
+          summary.first_invalid = static_cast<std::uint32_t>(i);
+        continue;
+      }
+      const float low[3] = {boxes.min[0][i], boxes.min[1][i], boxes.min[2][i]};
+      const float high[3] = {boxes.max[0][i], boxes.max[1][i], boxes.max[2][i]};
+      summary.add(low, high);
     }
-    const float low[3] = {boxes.min[0][i], boxes.min[1][i], boxes.min[2][i]};
-    const float high[3] = {boxes.max[0][i], boxes.max[1][i], boxes.max[2][i]};
-    summary.add(low, high);
-  }
+  });
+  BoxSummary summary = BoxSummary::empty();
+  for (const BoxSummary& chunk : chunks)
+    summary.merge(chunk);
   return summary;
 }
 

@@ -35,15 +35,17 @@ void check_sizes(std::size_t count, std::initializer_list<std::size_t> sizes, co
 void check_pairs(std::size_t bodies, std::span<const Pair> pairs);
 
 /// Copies a frame's boxes and filter bits into `out` (downloading device arrays), checking
-/// them. Returns the number of boxes excluded; with InvalidBoxes::Reject the first invalid
-/// box throws rsw::Error naming it.
-std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& out);
+/// them on up to `threads` threads (0: one per hardware thread). Returns the number of boxes
+/// excluded; with InvalidBoxes::Reject the first invalid box throws rsw::Error naming it.
+std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& out,
+                       int threads = 0);
 
 /// The message for invalid box `index`: "box 7 has min > max on y (2.000000 > 1.000000)".
 std::string describe_invalid_box(std::size_t index, const float (&low)[3], const float (&high)[3]);
 
-/// The BoxSummary of the valid boxes (category != 0) and of the excluded ones.
-BoxSummary summarize(const HostBoxes& boxes);
+/// The BoxSummary of the valid boxes (category != 0) and of the excluded ones, on up to
+/// `threads` threads; the same sums whatever their number.
+BoxSummary summarize(const HostBoxes& boxes, int threads = 0);
 
 /// Sorts pairs by (a, b) (a stable LSD radix sort on b, then a).
 void sort_pairs_lexicographically(std::vector<Pair>& pairs, sort::Sorter& sorter);

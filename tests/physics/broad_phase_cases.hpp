@@ -137,21 +137,42 @@ TEST_F(BroadPhaseCases, LargestVarianceFindsTheLongAxis) {
 }
 
 TEST_F(BroadPhaseCases, FilterBits) {
-  const std::uint32_t seed = fresh_box_seed();
-  const auto boxes = make_boxes(6000, BoxScene::Uniform, seed, 10.0);
-  std::vector<std::uint32_t> categories(boxes.size());
-  std::vector<std::uint32_t> masks(boxes.size());
-  std::mt19937 generator(seed);
-  for (std::size_t i = 0; i < boxes.size(); ++i) {
-    categories[i] = 1u << (generator() % 4);
-    masks[i] = generator() % 16;  // some boxes collide with nothing
+  // The larger size splits the CPU sweep across threads.
+  for (const std::size_t count : {std::size_t{6000}, std::size_t{40'009}}) {
+    const std::uint32_t seed = fresh_box_seed();
+    const auto boxes = make_boxes(count, BoxScene::Uniform, seed, 10.0);
+    std::vector<std::uint32_t> categories(boxes.size());
+    std::vector<std::uint32_t> masks(boxes.size());
+    std::mt19937 generator(seed);
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      categories[i] = 1u << (generator() % 4);
+      masks[i] = generator() % 16;  // some boxes collide with nothing
+    }
+    const physics::FilterArrays filter{categories, masks};
+    physics::BroadPhase broad_phase({.backend = tested_backend()});
+    broad_phase.update(boxes, filter);
+    const auto expected = oracle_pairs(boxes, filter);
+    EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs()))
+        << "seed " << seed << ", n " << count;
+    EXPECT_LT(expected.size(), oracle_pairs(boxes).size()) << "the filter must remove pairs";
   }
+}
+
+TEST_F(BroadPhaseCases, CategoriesWithFullMasksPairLikeNoFilter) {
+  // Every mask admits every category, so only category 0 (a box that pairs with nothing)
+  // removes pairs: the CPU sweep skips its filter lookups then.
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(40'009, BoxScene::Uniform, seed);
+  std::vector<std::uint32_t> categories(boxes.size());
+  const std::vector<std::uint32_t> masks(boxes.size(), ~0u);
+  std::mt19937 generator(seed);
+  for (std::uint32_t& category : categories)
+    category = generator() % 8 == 0 ? 0u : 1u << (generator() % 32);
   const physics::FilterArrays filter{categories, masks};
   physics::BroadPhase broad_phase({.backend = tested_backend()});
   broad_phase.update(boxes, filter);
-  const auto expected = oracle_pairs(boxes, filter);
-  EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs())) << "seed " << seed;
-  EXPECT_LT(expected.size(), oracle_pairs(boxes).size()) << "the filter must remove pairs";
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes, filter), broad_phase.find_pairs()))
+      << "seed " << seed;
 }
 
 TEST_F(BroadPhaseCases, SmallMotionsOverManyFrames) {
