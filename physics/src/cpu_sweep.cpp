@@ -328,7 +328,8 @@ class CpuSweep final : public SweepBackend {
     pairs_.resize(offsets.back());
     for_each_part(results_.size(), 1, [&](std::size_t first, std::size_t last) {
       for (std::size_t part = first; part < last; ++part)
-        std::ranges::copy(results_[part].pairs, pairs_.begin() + static_cast<std::ptrdiff_t>(offsets[part]));
+        std::ranges::copy(results_[part].pairs,
+                          pairs_.begin() + static_cast<std::ptrdiff_t>(offsets[part]));
     }, threads);
     stats.pairs = pairs_.size();
     stats.sweep_ms = ms_since(start);

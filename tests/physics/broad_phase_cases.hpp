@@ -289,6 +289,34 @@ TEST_F(BroadPhaseCases, InvalidBoxesCanBeExcluded) {
   EXPECT_TRUE(same_pair_set(oracle_pairs(moved), broad_phase.find_pairs())) << "seed " << seed;
 }
 
+TEST_F(BroadPhaseCases, InvalidBoxesAcrossChunksAreCountedAndTheFirstNamed) {
+  // The CPU checks boxes in chunks of 64K on its threads: the first invalid box is named and
+  // every one counted wherever the chunks end.
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(200'003, BoxScene::Uniform, seed);
+  const std::vector<std::size_t> invalid = {140'000, 70'000, 199'999, 70'001};
+  for (const std::size_t index : invalid)
+    boxes[index].min.y = std::numeric_limits<float>::quiet_NaN();
+  physics::BroadPhase rejecting({.backend = tested_backend()});
+  try {
+    rejecting.update(boxes);
+    FAIL() << "accepted invalid boxes";
+  } catch (const Error& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("box 70000 has"), std::string::npos) << message;
+  }
+  physics::BroadPhase excluding(
+      {.backend = tested_backend(), .invalid_boxes = physics::InvalidBoxes::Exclude});
+  excluding.update(boxes);
+  EXPECT_EQ(excluding.stats().excluded_boxes, invalid.size());
+  for (const physics::Pair& pair : excluding.find_pairs()) {
+    for (const std::size_t index : invalid) {
+      EXPECT_NE(pair.a, index);
+      EXPECT_NE(pair.b, index);
+    }
+  }
+}
+
 TEST_F(BroadPhaseCases, MismatchedArraysAreRejected) {
   const std::vector<float> three(3, 0.0f);
   const std::vector<float> two(2, 1.0f);

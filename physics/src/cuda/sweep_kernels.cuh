@@ -44,14 +44,16 @@ constexpr int kCandidatesPerThread = 8;
 /// H100 against 5 blocks at 48 registers, and against 16 candidates a thread).
 constexpr int kTestBlocksPerMultiprocessor = 6;
 /// Candidates sweep_cells tests per listing; a listing with more (a long run) leaves the rest
-/// to sweep_extents and test_candidates, which spread a run over many threads.
+/// to sweep_extents and test_candidates, which spread a run over many threads. A uniform
+/// cloud's runs average about 11, so it rarely has any.
 constexpr std::uint32_t kSweepSteps = 64;
 /// Candidates a lane of sweep_cells tests at once (kSweepSteps is a multiple).
 constexpr int kSweepUnroll = 4;
 static_assert(kSweepSteps % kSweepUnroll == 0, "a lane's steps end at a whole unroll");
 /// Pairs a warp of sweep_cells holds in shared memory before it appends them with one atomic.
 constexpr std::uint32_t kWarpPairs = 256;
-/// Listings the GPU sweep indexes: 32-bit indices with room for a warp's reads past the end.
+/// Listings the GPU sweep indexes: 32-bit indices, with room for its index arithmetic past the
+/// last listing (a lane looks at most kSweepSteps + kSweepUnroll listings ahead).
 constexpr std::uint64_t kMaxListings = 0xFFFFFFFFu - 2 * kSweepSteps;
 
 /// The user's boxes wherever they came from: six float arrays with a stride (1 for
@@ -84,10 +86,10 @@ struct FrameCounters {
   BoxSummary summary;
   FramePlan plan;
   unsigned long long listings;    ///< (cell, box) entries
-  unsigned long long candidates;  ///< pairs overlapping on the sweep axis in a shared cell
+  unsigned long long candidates;  ///< sweep_cells' candidates (at most kSweepSteps a listing)
   unsigned long long pairs;       ///< pairs found; more than the buffer holds means: again
   unsigned long long long_runs;   ///< listings with more than kSweepSteps candidates
-  unsigned long long long_candidates;  ///< the candidates of long runs past their first steps
+  unsigned long long long_candidates;  ///< the rest of the long runs' candidates
 };
 
 /// A user's box packed by summarize_boxes, in the user's order: 32 bytes, read as two float4
@@ -399,8 +401,9 @@ __device__ inline void flush_pairs(const Pair* buffered, std::uint32_t& size, Fr
   size = 0;
 }
 
-/// Asks L2 for what the warp's next chunk of sweep_cells will read (the records and keys of
-/// listings [next, next + 40)), so that its loads find them there rather than in memory.
+/// Asks L2 for what the warp's next chunk of sweep_cells will read (the records of listings
+/// [next, next + 40) and their keys, a few more), so that its loads find them there rather
+/// than in memory.
 __device__ inline void prefetch_chunk(const Listings& listings, std::uint32_t next,
                                       std::uint32_t count) {
   const unsigned int lane = threadIdx.x % 32;

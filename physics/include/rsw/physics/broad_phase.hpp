@@ -116,8 +116,8 @@ struct BroadPhaseStats {
   double upload_ms = 0;          ///< host boxes to the device
   double keys_ms = 0;            ///< validation and sort keys in last frame's order
   double sort_ms = 0;            ///< boxes by sweep-axis minimum (GPU: the cell listings too)
-  double sweep_ms = 0;           ///< gather, cell listings; CPU: the sweep and its tests too
-  double filter_ms = 0;          ///< GPU: the sweep, its tests on the other axes and filter bits
+  double sweep_ms = 0;           ///< gather, listings (GPU: long runs' extents; CPU: the sweep)
+  double filter_ms = 0;          ///< GPU: the sweep: tests on the other axes, filter bits
   double download_ms = 0;        ///< pairs to the host (measured by find_pairs())
   double total_ms = 0;           ///< the whole of update() + find_pairs(), host clock
 };
