@@ -19,12 +19,13 @@ namespace {
 test::BoxScene parse_scene(std::string_view name) {
   for (test::BoxScene scene :
        {test::BoxScene::Uniform, test::BoxScene::Clustered, test::BoxScene::Mixed,
-        test::BoxScene::GiantBox, test::BoxScene::TouchingGrid, test::BoxScene::Degenerate}) {
+        test::BoxScene::GiantBox, test::BoxScene::TouchingGrid, test::BoxScene::Degenerate,
+        test::BoxScene::Hotspots}) {
     if (ascii_lowercase(test::to_string(scene)) == ascii_lowercase(name)) return scene;
   }
   throw Error(ErrorKind::InvalidArgument,
               "unknown scene '" + std::string(name) +
-                  "' (uniform, clustered, mixed, giantbox, touchinggrid, degenerate)");
+                  "' (uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots)");
 }
 
 struct Input {

@@ -13,7 +13,7 @@ namespace rsw::bench {
 struct BroadPhaseBenchOptions {
   std::vector<std::size_t> sizes;
   std::vector<std::string>
-      scenes;  ///< uniform, clustered, mixed, giantbox, touchinggrid, degenerate
+      scenes;  ///< uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots
   std::vector<std::string> backends;  ///< cpu, cuda
   std::vector<std::string> modes;     ///< cells, xsweep
   std::vector<std::string> inputs = {"host"};  ///< host, device (boxes and pairs stay there)

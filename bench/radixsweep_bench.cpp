@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   broadphase
       ->add_option("--scene", broadphase_options.scenes,
-                   "uniform, clustered, mixed, giantbox, touchinggrid, degenerate")
+                   "uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots")
       ->delimiter(',')
       ->capture_default_str();
   broadphase->add_option("--backend", broadphase_options.backends, "cpu, cuda (comma list)")

@@ -63,7 +63,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(0, 1, 2, 1000, 20011),
                        ::testing::Values(BoxScene::Uniform, BoxScene::Clustered, BoxScene::Mixed,
                                          BoxScene::GiantBox, BoxScene::TouchingGrid,
-                                         BoxScene::Degenerate)),
+                                         BoxScene::Degenerate, BoxScene::Hotspots)),
     scene_test_name);
 
 INSTANTIATE_TEST_SUITE_P(Large, BroadPhaseAgreement,

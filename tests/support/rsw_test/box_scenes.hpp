@@ -20,6 +20,7 @@ enum class BoxScene {
   GiantBox,      // uniform plus one box over everything
   TouchingGrid,  // unit cubes on an integer grid: neighbours touch exactly (closed intervals)
   Degenerate,    // zero-size boxes and exact duplicates
+  Hotspots,      // uniform, with 1% of the boxes in two dense piles at opposite corners
 };
 
 inline std::string to_string(BoxScene scene) {
@@ -30,6 +31,7 @@ inline std::string to_string(BoxScene scene) {
     case BoxScene::GiantBox: return "GiantBox";
     case BoxScene::TouchingGrid: return "TouchingGrid";
     case BoxScene::Degenerate: return "Degenerate";
+    case BoxScene::Hotspots: return "Hotspots";
   }
   return "Unknown";
 }
@@ -51,6 +53,7 @@ inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, 
     case BoxScene::Uniform:
     case BoxScene::Mixed:
     case BoxScene::GiantBox:
+    case BoxScene::Hotspots:
       for (auto& box : boxes)
         box = cube(position(generator), position(generator), position(generator), 1.0f);
       if (scene == BoxScene::Mixed) {
@@ -61,6 +64,16 @@ inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, 
       }
       if (scene == BoxScene::GiantBox && count > 0) {
         boxes[count / 2] = {{-1, -1, -1}, {side + 2, side + 2, side + 2}};
+      }
+      if (scene == BoxScene::Hotspots) {
+        // Every 100th box into a pile of side 4 at one corner or the other: hundreds of
+        // neighbours each, where the rest of the scene has a few.
+        std::uniform_real_distribution<float> pile(0.0f, 4.0f);
+        for (std::size_t i = 0; i < count; i += 100) {
+          const float corner = (i / 100) % 2 == 0 ? 0.0f : std::max(side - 5.0f, 0.0f);
+          boxes[i] = cube(corner + pile(generator), corner + pile(generator),
+                          corner + pile(generator), 1.0f);
+        }
       }
       break;
     case BoxScene::Clustered: {
