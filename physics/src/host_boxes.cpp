@@ -18,11 +18,14 @@ constexpr const char* kAxisNames = "xyz";
 /// order, so they do not depend on how many threads there were.
 constexpr std::size_t kChunk = 64 * 1024;
 
-/// Calls chunk(first, last) for each kChunk boxes of [0, count), on `threads` threads.
+std::size_t chunks_of(std::size_t count) {
+  return (count + kChunk - 1) / kChunk;
+}
+
+/// Calls chunk(index, first, last) for each kChunk boxes of [0, count), on `threads` threads.
 template <class Chunk>
 void for_each_chunk(std::size_t count, int threads, Chunk&& chunk) {
-  const std::size_t chunks = (count + kChunk - 1) / kChunk;
-  for_each_part(chunks, 1, [&](std::size_t first, std::size_t last) {
+  for_each_part(chunks_of(count), 1, [&](std::size_t first, std::size_t last) {
     for (std::size_t c = first; c < last; ++c)
       chunk(c, c * kChunk, std::min(count, (c + 1) * kChunk));
   }, threads);
@@ -45,9 +48,8 @@ std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& 
 
   // Per chunk: the invalid boxes, excluded (category 0) unless the policy rejects them, and
   // the first of them.
-  const std::size_t chunks = (count + kChunk - 1) / kChunk;
-  std::vector<std::size_t> invalid(chunks, 0);
-  std::vector<std::size_t> first_invalid(chunks, count);
+  std::vector<std::size_t> invalid(chunks_of(count), 0);
+  std::vector<std::size_t> first_invalid(chunks_of(count), count);
   for_each_chunk(count, threads, [&](std::size_t chunk, std::size_t first, std::size_t last) {
     for (std::size_t index = first; index < last; ++index) {
       if (box_is_valid(out, index)) continue;
@@ -169,7 +171,7 @@ std::string describe_invalid_box(std::size_t index, const float (&low)[3], const
 
 BoxSummary summarize(const HostBoxes& boxes, int threads) {
   const std::size_t count = boxes.size();
-  std::vector<BoxSummary> chunks((count + kChunk - 1) / kChunk, BoxSummary::empty());
+  std::vector<BoxSummary> chunks(chunks_of(count), BoxSummary::empty());
   for_each_chunk(count, threads, [&](std::size_t chunk, std::size_t first, std::size_t last) {
     BoxSummary& summary = chunks[chunk];
     for (std::size_t i = first; i < last; ++i) {
