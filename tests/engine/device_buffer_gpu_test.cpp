@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <random>
+#include <utility>
 
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/stream.hpp"
 #include "rsw_test/cuda_device.hpp"
 
 namespace rsw {
@@ -96,6 +98,34 @@ TEST(DeviceBufferGpuBasics, CopiesOnAStreamThroughPinnedMemory) {
   PinnedBuffer<std::uint32_t> back(staging.size());
   buffer.download(back.span(), stream.handle());
   EXPECT_TRUE(std::equal(host.begin(), host.end(), back.data()));
+}
+
+TEST(DeviceBufferGpuBasics, SmallCopiesByAKernelGoBothWays) {
+  // Whole 32-bit words, then odd byte counts at odd offsets (copied a byte at a time).
+  RSW_REQUIRE_CUDA_DEVICE();
+  Stream stream;
+  for (const auto& [offset, bytes] :
+       {std::pair<std::size_t, std::size_t>{0, 328}, {0, 12}, {1, 7}, {3, 1}, {2, 0}}) {
+    PinnedBuffer<std::uint8_t> source(offset + bytes);
+    ASSERT_TRUE(source.is_pinned());
+    for (std::size_t i = 0; i < source.size(); ++i)
+      source.data()[i] = static_cast<std::uint8_t>(i * 37 + 11);
+    DeviceBuffer<std::uint8_t> device(offset + bytes);
+    device.fill_zero(stream.handle());
+    detail::copy_small_by_kernel(device.data() + offset, source.data() + offset, bytes,
+                                 stream.handle());
+    PinnedBuffer<std::uint8_t> back(offset + bytes);
+    for (std::size_t i = 0; i < back.size(); ++i)
+      back.data()[i] = 0xAB;
+    detail::copy_small_by_kernel(back.data() + offset, device.data() + offset, bytes,
+                                 stream.handle());
+    synchronize(stream.handle());
+    for (std::size_t i = 0; i < offset; ++i)
+      EXPECT_EQ(back.data()[i], 0xAB) << "byte " << i;
+    for (std::size_t i = offset; i < offset + bytes; ++i) {
+      EXPECT_EQ(back.data()[i], source.data()[i]) << "byte " << i << " of " << bytes;
+    }
+  }
 }
 
 TEST(DeviceBufferGpuBasics, AllocationBeyondMemoryIsOutOfMemoryAndSaysHowMuch) {

@@ -72,6 +72,9 @@ void copy_device_to_host(void*, const void*, std::size_t bytes, StreamHandle) {
 void copy_device_to_device(void*, const void*, std::size_t bytes, StreamHandle) {
   if (bytes != 0) throw_no_cuda("copying within device memory");
 }
+void copy_small_by_kernel(void*, const void*, std::size_t bytes, StreamHandle) {
+  if (bytes != 0) throw_no_cuda("copying by a kernel");
+}
 void fill_bytes_zero(void*, std::size_t bytes, StreamHandle) {
   if (bytes != 0) throw_no_cuda("zeroing device memory");
 }

@@ -139,14 +139,11 @@ class FourWaySorter final : public GpuSorter {
         .num_passes = passes_total,
         .descending = request.descending ? 1 : 0,
     };
-    // A frame loop sorts the same buffers every frame: upload only what changed. The copy is
-    // from pageable memory, which the runtime stages before returning, so uploaded_problem_
-    // may change for the next sort while this copy is still queued.
+    // A frame loop sorts the same buffers every frame: upload only what changed.
     if (!uploaded_problem_ || std::memcmp(&*uploaded_problem_, &problem, sizeof problem) != 0) {
       uploaded_problem_ = problem;
-      RSW_CUDA_CHECK(cudaMemcpyAsync(problem_.data(), &*uploaded_problem_, sizeof problem,
-                                     cudaMemcpyHostToDevice, request.stream),
-                     "uploading the four-way sort's problem");
+      store_on_device(problem_.data(), problem, request.stream,
+                      "uploading the four-way sort's problem");
     }
     report_.start(request.stream);
     const GraphShape shape{tuning_index, with_values, num_tiles, check_blocks(count)};

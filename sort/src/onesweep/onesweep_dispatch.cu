@@ -259,17 +259,13 @@ class OnesweepSorter final : public GpuSorter {
     }
   }
 
-  // A frame loop sorts the same buffers every frame: upload only what changed. The copy is
-  // from pageable memory, which the runtime stages before returning, so uploaded_problem_
-  // may change for the next sort while this copy is still queued.
+  // A frame loop sorts the same buffers every frame: upload only what changed.
   void upload(const Problem& problem, StreamHandle stream) {
     if (uploaded_problem_ && std::memcmp(&*uploaded_problem_, &problem, sizeof problem) == 0) {
       return;
     }
     uploaded_problem_ = problem;
-    RSW_CUDA_CHECK(cudaMemcpyAsync(problem_.data(), &*uploaded_problem_, sizeof problem,
-                                   cudaMemcpyHostToDevice, stream),
-                   "uploading the Onesweep sort's problem");
+    store_on_device(problem_.data(), problem, stream, "uploading the Onesweep sort's problem");
   }
 
   unsigned int count_blocks(std::uint32_t count) const {
