@@ -222,6 +222,34 @@ TEST_F(BroadPhaseCases, PairBufferGrowsWhenTheSceneGetsDenser) {
   }
 }
 
+TEST_F(BroadPhaseCases, ListingsGrowWhenBoxesCoverMoreCells) {
+  // The GPU makes room for the cell listings before it counts them (as many as the last frame
+  // had room for, at first three a box): a frame where every 50th box grows thirtyfold lists
+  // those in hundreds of cells each, more than fit. The listings must grow and be made again.
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  const std::uint32_t seed = fresh_box_seed();
+  const auto small = make_boxes(20'011, BoxScene::Uniform, seed);
+  auto grown = small;
+  for (std::size_t i = 0; i < grown.size(); i += 50) {
+    physics::Aabb& box = grown[i];
+    for (float physics::Vec3::*axis : {&physics::Vec3::x, &physics::Vec3::y, &physics::Vec3::z}) {
+      const float centre = 0.5f * (box.min.*axis + box.max.*axis);
+      const float half = 15.0f * (box.max.*axis - box.min.*axis);
+      box.min.*axis = centre - half;
+      box.max.*axis = centre + half;
+    }
+  }
+  for (const bool is_grown : {false, true, false, true}) {
+    const auto& boxes = is_grown ? grown : small;
+    broad_phase.update(boxes);
+    ASSERT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()))
+        << "seed " << seed << (is_grown ? ", grown" : ", small");
+    if (is_grown) {
+      EXPECT_GT(broad_phase.stats().cell_entries, 3 * boxes.size());
+    }
+  }
+}
+
 TEST_F(BroadPhaseCases, SortedPairOrderIsTheOraclesOrder) {
   const std::uint32_t seed = fresh_box_seed();
   const auto boxes = make_boxes(10'000, BoxScene::Clustered, seed);

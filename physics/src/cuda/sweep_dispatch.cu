@@ -2,14 +2,16 @@
 // per frame: once for the number of cell listings (the cell sort needs its size) and the
 // plan, once for the pair count. Another wait follows when some runs were too long for
 // sweep_cells (the rest of them is then tested), and another when the pair buffer, sized from
-// the last frame, was too small: it grows to the exact count and the tests run again.
+// the last frame, was too small: it grows to the exact count and the tests run again. The
+// listings' buffers are sized before they are counted, too: when they were too small they
+// grow to the count and gather_boxes runs again, before the cell sort.
 #include <cuda_runtime.h>
 
 #include <thrust/iterator/transform_iterator.h>
 #include <bit>
 #include <cstddef>
-#include <optional>
 #include <cub/device/device_scan.cuh>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -42,7 +44,9 @@ class CudaSweep final : public SweepBackend {
     RSW_CUDA_CHECK(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device),
                    "counting multiprocessors");
     multiprocessors_ = static_cast<unsigned int>(multiprocessors);
-    frame_.resize_discarding(1);
+    const kernels::FrameCounters between_frames = kernels::FrameCounters::between_frames();
+    frame_.upload(std::span(&between_frames, 1));
+    synchronize(nullptr);  // the frames run on other streams
   }
 
   void run(const BoxSource& source, const FrameRequest& request, BroadPhaseStats& stats) override {
@@ -76,7 +80,7 @@ class CudaSweep final : public SweepBackend {
                       "than the mean cover too many cells)");
     }
     listing_count_ = static_cast<std::uint32_t>(frame.listings);
-    list_in_cells(count, plan.grid, cells, request.sort, stream);
+    list_in_cells(plan.grid, cells, request.sort, stream);
     find_pairs(boxes, cells, stream);
     if (request.sorted_pairs) sort_pairs(count, stream);
 
@@ -192,74 +196,84 @@ class CudaSweep final : public SweepBackend {
     return view;
   }
 
-  // Summary, plan, keys in last frame's order, the sort, the sorted records and the listing
-  // count; then the first wait. Returns the frame's counters as read back.
+  // Summary and plan, keys in last frame's order, the sort, the sorted records and their
+  // listings; then the first wait, and gather_boxes again if the listings did not fit.
+  // Returns the frame's counters as read back.
   kernels::FrameCounters plan_and_sort(const kernels::BoxView& boxes, std::uint32_t count,
                                        const FrameRequest& request, StreamHandle stream) {
     kernels::FrameCounters* frame = frame_.data();
+    const auto tiles = static_cast<int>(blocks_for(count));
+    kernels::ListingTiles listing_tiles;
     {
       auto timer = timed("keys", stream);
-      kernels::begin_frame<<<1, 1, 0, stream>>>(frame);
-      RSW_CUDA_CHECK_LAUNCH("launching begin_frame");
       packed_.resize_discarding(count);
-      if (count > 0) {
-        const unsigned int blocks = std::min(blocks_for(count), 4u * multiprocessors_);
-        kernels::summarize_boxes<<<blocks, kThreads, 0, stream>>>(boxes, count, frame,
-                                                                  packed_.data());
-        RSW_CUDA_CHECK_LAUNCH("launching summarize_boxes");
-      }
-      kernels::plan<<<1, 1, 0, stream>>>(frame, request.axis, request.mode);
-      RSW_CUDA_CHECK_LAUNCH("launching plan");
+      // Launched for no boxes too: its last block plans the frame and resets the counters.
+      const unsigned int blocks = std::clamp(blocks_for(count), 1u, 4u * multiprocessors_);
+      kernels::summarize_boxes<<<blocks, kThreads, 0, stream>>>(boxes, count, frame, packed_.data(),
+                                                                request.axis, request.mode);
+      RSW_CUDA_CHECK_LAUNCH("launching summarize_boxes");
       keys_.resize_discarding(count);
-      positions_.resize_discarding(count);
-      staged_.resize_discarding(count);
+      key_boxes_.resize_discarding(count);
+      std::size_t tile_bytes = 0;
+      RSW_CUDA_CHECK(kernels::ListingTiles::AllocationSize(tiles, tile_bytes),
+                     "sizing the listing scan's tile states");
+      listing_tiles_.resize_discarding(tile_bytes);
+      RSW_CUDA_CHECK(listing_tiles.Init(tiles, listing_tiles_.data(), tile_bytes),
+                     "placing the listing scan's tile states");
       if (count > 0) {
-        kernels::stage_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
-            packed_.data(), order_.data(), count, frame, keys_.data(), positions_.data(),
-            staged_.data());
-        RSW_CUDA_CHECK_LAUNCH("launching stage_boxes");
+        kernels::stage_keys<<<blocks_for(count), kThreads, 0, stream>>>(
+            boxes, order_.data(), count, frame, keys_.data(), key_boxes_.data(), listing_tiles,
+            tiles);
+        RSW_CUDA_CHECK_LAUNCH("launching stage_keys");
       }
     }
     {
       auto timer = timed("sort", stream);
       sorter_.sort_pairs(
-          keys_.span(), positions_.span(),
+          keys_.span(), key_boxes_.span(),
           {.algorithm = request.sort, .nearly_sorted = order_carried_, .stream = stream});
     }
-    {
+    // Room for the listings: as many as the buffers held, and at first three a box (a box
+    // about half a cell wide is listed in 2.25 cells on average).
+    const std::size_t room = std::max(
+        listing_cells_.capacity(), std::size_t{request.mode == SweepMode::Cells ? 3u : 1u} * count);
+    listing_cells_.resize_discarding(room);
+    listing_boxes_.resize_discarding(room);
+    sorted_.resize_discarding(count);
+    const auto gather = [&] {
+      if (count == 0) return;
       auto timer = timed("sweep", stream);
-      sorted_.resize_discarding(count);
-      listing_counts_.resize_discarding(std::size_t{count} + 1);
-      listing_offsets_.resize_discarding(std::size_t{count} + 1);
-      rsw::detail::fill_bytes_zero(listing_counts_.data() + count, sizeof(std::uint32_t), stream);
-      if (count > 0) {
-        kernels::gather_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
-            staged_.data(), positions_.data(), count, frame, sorted_.data(), order_.data(),
-            listing_counts_.data());
-        RSW_CUDA_CHECK_LAUNCH("launching gather_boxes");
-      }
-      scan(listing_counts_, listing_offsets_, count, &frame->listings, stream);
+      kernels::gather_boxes<<<tiles, kThreads, 0, stream>>>(
+          packed_.data(), key_boxes_.data(), count, frame, sorted_.data(), listing_tiles,
+          {listing_cells_.data(), listing_boxes_.data(), listing_cells_.size()});
+      RSW_CUDA_CHECK_LAUNCH("launching gather_boxes");
+    };
+    gather();
+    const kernels::FrameCounters counters = read_frame(stream);
+    if (counters.listings > room && counters.listings <= kernels::kMaxListings) {
+      listing_cells_.resize_discarding(counters.listings);
+      listing_boxes_.resize_discarding(counters.listings);
+      kernels::
+          ready_listing_tiles<<<blocks_for(static_cast<std::size_t>(tiles)), kThreads, 0, stream>>>(
+              listing_tiles, tiles);
+      RSW_CUDA_CHECK_LAUNCH("launching ready_listing_tiles");
+      gather();
     }
-    return read_frame(stream);
+    std::swap(order_, key_boxes_);  // the sorted boxes are this frame's order
+    return counters;
   }
 
-  // The (cell, box) listings in cell order with x order inside each cell (the cell sort is
-  // stable), and their records gathered in that order. Axis sweep: one cell, no cell sort.
-  void list_in_cells(std::uint32_t count, const CellGrid& grid, bool cells,
-                     sort::Algorithm sort_algorithm, StreamHandle stream) {
+  // The (cell, box) listings in cell order with minimum order inside each cell (gather_boxes
+  // lists them in sorted order, and the cell sort is stable), and their records gathered in
+  // that order. Axis sweep: one cell, no cell sort.
+  void list_in_cells(const CellGrid& grid, bool cells, sort::Algorithm sort_algorithm,
+                     StreamHandle stream) {
     const std::uint32_t listings = listing_count_;
     listing_cells_.resize_discarding(listings);
     listing_boxes_.resize_discarding(listings);
     listing_records_.resize_discarding(listings);
     listing_keys_.resize_discarding(listings);
     if (listings == 0) return;
-    {
-      auto timer = timed("sweep", stream);
-      kernels::fill_listings<<<blocks_for(count), kThreads, 0, stream>>>(
-          sorted_.data(), count, grid, listing_offsets_.data(), listing_cells_.data(),
-          listing_boxes_.data());
-      RSW_CUDA_CHECK_LAUNCH("launching fill_listings");
-    }
     if (cells) {
       auto timer = timed("sort", stream);
       cell_sorter_.sort_pairs(
@@ -282,37 +296,40 @@ class CudaSweep final : public SweepBackend {
     // append never overflows.
     pairs_.resize_discarding(
         std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{listing_count_}));
-    sweep(boxes, cells, stream);
+    long_listings_.resize_discarding(listing_count_);
+    sweep(boxes, cells, long_listings_.data(), stream);
     const kernels::FrameCounters* counters = &read_frame(stream);
-    const bool long_runs = counters->long_runs > 0;
-    if (long_runs) {
+    long_count_ = static_cast<std::uint32_t>(counters->long_runs);
+    if (long_count_ > 0) {
       count_long_runs(stream);
       test_long_runs(boxes, cells, stream);
       counters = &read_frame(stream);
     }
     if (counters->pairs > pairs_.size()) {
       pairs_.resize_discarding(counters->pairs);
-      // Counted again by the second sweep: pairs, candidates and long runs.
-      static_assert(offsetof(kernels::FrameCounters, long_runs) ==
-                        offsetof(kernels::FrameCounters, candidates) +
-                            2 * sizeof(unsigned long long),
+      // Counted again by the second sweep, which leaves the list of long runs as it is.
+      static_assert(offsetof(kernels::FrameCounters, pairs) ==
+                        offsetof(kernels::FrameCounters, candidates) + sizeof(unsigned long long),
                     "the sweep's counters lie together");
-      rsw::detail::fill_bytes_zero(&frame->candidates, 3 * sizeof(unsigned long long), stream);
-      sweep(boxes, cells, stream);
-      if (long_runs) test_long_runs(boxes, cells, stream);
+      rsw::detail::fill_bytes_zero(&frame->candidates, 2 * sizeof(unsigned long long), stream);
+      sweep(boxes, cells, nullptr, stream);
+      if (long_count_ > 0) test_long_runs(boxes, cells, stream);
       counters = &read_frame(stream);
     }
     pair_count_ = counters->pairs;
-    candidate_count_ = counters->candidates + (long_runs ? counters->long_candidates : 0);
+    candidate_count_ = counters->candidates + (long_count_ > 0 ? counters->long_candidates : 0);
   }
 
-  // sweep_cells, the variant for the mode and filter bits.
-  void sweep(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
+  // sweep_cells, the variant for the mode and filter bits; long runs listed in
+  // `long_listings` unless it is null.
+  void sweep(const kernels::BoxView& boxes, bool cells, std::uint32_t* long_listings,
+             StreamHandle stream) {
     if (listing_count_ == 0) return;
     auto timer = timed("filter", stream);
     const auto launch = [&](auto kernel) {
-      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
-          listing_view(), listing_count_, boxes, frame_.data(), pairs_.data(), pairs_.size());
+      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(listing_view(), listing_count_,
+                                                               boxes, frame_.data(), pairs_.data(),
+                                                               pairs_.size(), long_listings);
       RSW_CUDA_CHECK_LAUNCH("launching sweep_cells");
     };
     const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
@@ -326,16 +343,16 @@ class CudaSweep final : public SweepBackend {
 
   // The candidates of the long runs past their first kSweepSteps, counted and numbered.
   void count_long_runs(StreamHandle stream) {
-    const std::uint32_t listings = listing_count_;
+    const std::uint32_t runs = long_count_;
     auto timer = timed("sweep", stream);
-    candidate_counts_.resize_discarding(std::size_t{listings} + 1);
-    candidate_offsets_.resize_discarding(std::size_t{listings} + 1);
-    rsw::detail::fill_bytes_zero(candidate_counts_.data() + listings, sizeof(std::uint32_t),
-                                 stream);
-    kernels::sweep_extents<<<blocks_for(listings), kThreads, 0, stream>>>(
-        listing_view(), listings, kernels::kSweepSteps, candidate_counts_.data());
+    candidate_counts_.resize_discarding(std::size_t{runs} + 1);
+    candidate_offsets_.resize_discarding(std::size_t{runs} + 1);
+    rsw::detail::fill_bytes_zero(candidate_counts_.data() + runs, sizeof(std::uint32_t), stream);
+    kernels::sweep_extents<<<blocks_for(runs), kThreads, 0, stream>>>(
+        listing_view(), listing_count_, long_listings_.data(), runs, kernels::kSweepSteps,
+        candidate_counts_.data());
     RSW_CUDA_CHECK_LAUNCH("launching sweep_extents");
-    scan(candidate_counts_, candidate_offsets_, listings, &frame_.data()->long_candidates, stream);
+    scan(candidate_counts_, candidate_offsets_, runs, &frame_.data()->long_candidates, stream);
   }
 
   // test_candidates over the long runs' numbered candidates.
@@ -343,8 +360,8 @@ class CudaSweep final : public SweepBackend {
     auto timer = timed("filter", stream);
     const auto launch = [&](auto kernel) {
       kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
-          listing_view(), listing_count_, kernels::kSweepSteps, boxes, candidate_offsets_.data(),
-          frame_.data(), pairs_.data(), pairs_.size());
+          listing_view(), long_listings_.data(), long_count_, kernels::kSweepSteps, boxes,
+          candidate_offsets_.data(), frame_.data(), pairs_.data(), pairs_.size());
       RSW_CUDA_CHECK_LAUNCH("launching test_candidates");
     };
     const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
@@ -419,8 +436,13 @@ class CudaSweep final : public SweepBackend {
   }
 
   const kernels::FrameCounters& read_frame(StreamHandle stream) {
-    rsw::detail::copy_device_to_host(host_frame_.data(), frame_.data(),
-                                     sizeof(kernels::FrameCounters), stream);
+    if (host_frame_.is_pinned()) {
+      rsw::detail::copy_small_by_kernel(host_frame_.data(), frame_.data(),
+                                        sizeof(kernels::FrameCounters), stream);
+    } else {
+      rsw::detail::copy_device_to_host(host_frame_.data(), frame_.data(),
+                                       sizeof(kernels::FrameCounters), stream);
+    }
     synchronize(stream);
     return host_frame_[0];
   }
@@ -440,9 +462,7 @@ class CudaSweep final : public SweepBackend {
     return describe_invalid_box(box, low, high);
   }
 
-  kernels::Listings listing_view() const {
-    return {listing_keys_.data(), listing_records_.data()};
-  }
+  kernels::Listings listing_view() const { return {listing_keys_.data(), listing_records_.data()}; }
 
   Stream own_stream_;
   StreamHandle stream_handle_ = nullptr;
@@ -463,18 +483,18 @@ class CudaSweep final : public SweepBackend {
   DeviceBuffer<std::uint32_t> order_;        // the coherence state: last frame's sorted order
   bool order_carried_ = false;               // order_ is last frame's, not a fresh iota
   DeviceBuffer<std::uint32_t> keys_;
-  DeviceBuffer<std::uint32_t> positions_;      // the sort's values: positions in last order
-  DeviceBuffer<kernels::SweepRecord> staged_;  // the boxes in last frame's order
+  DeviceBuffer<std::uint32_t> key_boxes_;  // the sort's values: each key's box
   DeviceBuffer<kernels::SweepRecord> sorted_;
   // Listings.
-  DeviceBuffer<std::uint32_t> listing_counts_;
-  DeviceBuffer<unsigned long long> listing_offsets_;
+  DeviceBuffer<std::uint8_t> listing_tiles_;  // gather_boxes' scan
   DeviceBuffer<std::uint32_t> listing_cells_;
   DeviceBuffer<std::uint32_t> listing_boxes_;
   DeviceBuffer<kernels::SweepRecord> listing_records_;
   DeviceBuffer<kernels::ListingKey> listing_keys_;
   std::uint32_t listing_count_ = 0;
-  // Candidates and pairs.
+  // Candidates and pairs; the long runs, by listing.
+  DeviceBuffer<std::uint32_t> long_listings_;
+  std::uint32_t long_count_ = 0;
   DeviceBuffer<std::uint32_t> candidate_counts_;
   DeviceBuffer<unsigned long long> candidate_offsets_;
   DeviceBuffer<std::uint8_t> scan_temp_;

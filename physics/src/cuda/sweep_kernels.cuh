@@ -1,8 +1,8 @@
 // Device code of the GPU broad phase (launched by sweep_dispatch.cu). One frame:
 //
-//   summarize_boxes -> plan -> stage_boxes -> [rsw::sort] -> gather_boxes -> scan
-//   -> fill_listings -> [rsw::sort by cell] -> gather_listings -> sweep_cells
-//   [-> sweep_extents -> scan -> test_candidates, for long runs only]
+//   summarize_boxes (its last block plans) -> stage_keys -> [rsw::sort] -> gather_boxes
+//   (which also lists the boxes in their cells) -> [rsw::sort by cell] -> gather_listings
+//   -> sweep_cells [-> sweep_extents -> scan -> test_candidates, for long runs only]
 //
 // The sort and sweep follow Ha et al. 2009, Sec. 6.1: keys are the boxes' minima on the sweep
 // axis in last frame's order, sorted with their positions in that order; each box sweeps
@@ -18,16 +18,20 @@
 // Memory traffic is what a frame costs once the boxes outgrow the L2 cache, so every random
 // read fetches one 32-byte sector: the user's boxes are packed into 32-byte records by the
 // one pass that reads them in order (summarize_boxes), and the sweep's boxes and listings are
-// 32-byte SweepRecords. Temporal coherence pays twice: a scene at rest gives sorted keys (the
-// sort is then one read), and under motion the sort's permutation of last frame's order moves
-// most boxes only a little, so gather_boxes reads the staged records almost in order.
+// 32-byte SweepRecords. stage_keys reads only the minima on the sweep axis (4 bytes a box,
+// which stay in L2), and gather_boxes reads each packed box once, in sorted order. Temporal
+// coherence: keys staged in last frame's order are nearly sorted, so the sort is a presort
+// of tiles and an order check (see SortOptions::nearly_sorted).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cub/agent/single_pass_scan_operators.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cuda/atomic>
 #include <cuda/functional>
+#include <cuda/std/functional>
 
 #include "../frame_plan.hpp"
 #include "rsw/physics/aabb.hpp"
@@ -56,6 +60,13 @@ constexpr std::uint32_t kWarpPairs = 256;
 /// last listing (a lane looks at most kSweepSteps + kSweepUnroll listings ahead).
 constexpr std::uint64_t kMaxListings = 0xFFFFFFFFu - 2 * kSweepSteps;
 
+/// values[axis], with `axis` known only at run time: selects, so that `values` stays in
+/// registers (an array indexed at run time would be placed in local memory).
+template <class T>
+__device__ inline T on_axis(const T (&values)[3], int axis) {
+  return axis == 0 ? values[0] : (axis == 1 ? values[1] : values[2]);
+}
+
 /// The user's boxes wherever they came from: six float arrays with a stride (1 for
 /// structure-of-arrays, 6 for Aabb records copied as they are), and filter bits.
 struct BoxView {
@@ -81,15 +92,38 @@ struct BoxView {
   }
 };
 
-/// Device state of one frame, read back by the host at its two waits.
+/// Device state of one frame, read back by the host at its two waits. Nothing resets it at
+/// the start of a frame: summarize_boxes' last block does, once the summary is complete.
 struct FrameCounters {
-  BoxSummary summary;
-  FramePlan plan;
-  unsigned long long listings;    ///< (cell, box) entries
-  unsigned long long candidates;  ///< sweep_cells' candidates (at most kSweepSteps a listing)
-  unsigned long long pairs;       ///< pairs found; more than the buffer holds means: again
-  unsigned long long long_runs;   ///< listings with more than kSweepSteps candidates
+  BoxSummary summary;                  ///< this frame's
+  FramePlan plan;                      ///< this frame's
+  unsigned long long listings;         ///< (cell, box) entries
+  unsigned long long candidates;       ///< sweep_cells' candidates (at most kSweepSteps a listing)
+  unsigned long long pairs;            ///< pairs found; more than the buffer holds means: again
+  unsigned long long long_runs;        ///< listings with more than kSweepSteps candidates
   unsigned long long long_candidates;  ///< the rest of the long runs' candidates
+  BoxSummary running;                  ///< summarize_boxes' blocks merge theirs into this one
+  unsigned int summarized_blocks;      ///< blocks of summarize_boxes that have merged theirs
+
+  /// The state between frames: `running` empty, no block counted.
+  static FrameCounters between_frames() {
+    FrameCounters frame{};
+    frame.running = BoxSummary::empty();
+    return frame;
+  }
+};
+
+/// How gather_boxes numbers the listings: a single-pass scan over its blocks (CUB's tile
+/// states, with decoupled look-back). stage_keys readies the states for it.
+using ListingTiles = cub::ScanTileState<unsigned long long>;
+
+/// Where gather_boxes writes the (cell, sorted box) listings for the cell sort: room for
+/// `capacity`. A frame with more counts them all and writes none; the host grows the buffers
+/// to the count and runs gather_boxes again.
+struct ListingOut {
+  std::uint32_t* cells;
+  std::uint32_t* boxes;
+  unsigned long long capacity;
 };
 
 /// A user's box packed by summarize_boxes, in the user's order: 32 bytes, read as two float4
@@ -142,12 +176,18 @@ __device__ inline void store_record(SweepRecord* records, std::size_t i, const S
   words[1] = make_float4(r.min_s, r.max_s, __uint_as_float(r.box), __uint_as_float(r.tag));
 }
 
-/// What the sweep reads of a listing to know whether it is still in a run: its cell and its
-/// minimum on the sweep axis, together in 8 bytes.
-struct alignas(8) ListingKey {
-  std::uint32_t cell;
-  float min;
-};
+/// What the sweep reads of a listing to know whether it is still in a run: its cell in the
+/// high word and the ordered key of its minimum on the sweep axis in the low one. Listings are
+/// in key order, and listing f is in listing e's run iff key(f) <= reach(e), the key of e's
+/// cell and maximum: one 64-bit comparison a candidate.
+using ListingKey = unsigned long long;
+
+__device__ inline ListingKey listing_key(std::uint32_t cell, float value) {
+  return (ListingKey{cell} << 32) | sort::ordered_key(value);
+}
+
+/// Greater than every listing's key and reach (cells are fewer than 2^32 - 1): past the end.
+constexpr ListingKey kPastTheEnd = ~ListingKey{0};
 
 /// The listings (index e), in cell order with minimum order inside each cell: their keys,
 /// densely, and their records.
@@ -156,22 +196,14 @@ struct Listings {
   const SweepRecord* records;
 };
 
-/// One thread, before anything else of the frame: the identity of the summary, no pairs.
-__global__ void begin_frame(FrameCounters* frame) {
-  frame->summary = BoxSummary::empty();
-  frame->plan = {};
-  frame->listings = 0;
-  frame->candidates = 0;
-  frame->pairs = 0;
-  frame->long_runs = 0;
-  frame->long_candidates = 0;
-}
-
 /// Whole grid, persistent blocks: each thread summarises a strided share of the boxes and
 /// packs each into `packed`, a block merges its threads' summaries in shared memory, and its
-/// first thread merges the block's into the frame with atomics (one set per block).
+/// first thread merges the block's into frame->running with atomics (one set per block). The
+/// last block to do so plans the frame (the host's plan_frame) and leaves the counters as the
+/// next frame expects them: `running` empty again, the frame's other counters zero.
 __global__ void __launch_bounds__(kThreads)
-    summarize_boxes(BoxView boxes, std::uint32_t count, FrameCounters* frame, PackedBox* packed) {
+    summarize_boxes(BoxView boxes, std::uint32_t count, FrameCounters* frame, PackedBox* packed,
+                    SweepAxis axis, SweepMode mode) {
   __shared__ BoxSummary block_summary[kThreads];
   BoxSummary summary = BoxSummary::empty();
   for (std::uint32_t box = blockIdx.x * blockDim.x + threadIdx.x; box < count;
@@ -198,47 +230,49 @@ __global__ void __launch_bounds__(kThreads)
   }
   if (threadIdx.x != 0) return;
   const BoxSummary& total = block_summary[0];
-  BoxSummary& out = frame->summary;
-  for (int axis = 0; axis < 3; ++axis) {
-    atomicMin(&out.low_key[axis], total.low_key[axis]);
-    atomicMax(&out.high_key[axis], total.high_key[axis]);
-    atomicAdd(&out.extent_sum[axis], total.extent_sum[axis]);
-    atomicAdd(&out.centre_sum[axis], total.centre_sum[axis]);
-    atomicAdd(&out.centre_square_sum[axis], total.centre_square_sum[axis]);
+  BoxSummary& out = frame->running;
+  for (int a = 0; a < 3; ++a) {
+    atomicMin(&out.low_key[a], total.low_key[a]);
+    atomicMax(&out.high_key[a], total.high_key[a]);
+    atomicAdd(&out.extent_sum[a], total.extent_sum[a]);
+    atomicAdd(&out.centre_sum[a], total.centre_sum[a]);
+    atomicAdd(&out.centre_square_sum[a], total.centre_square_sum[a]);
   }
   atomicAdd(&out.valid, total.valid);
   atomicAdd(&out.invalid, total.invalid);
   atomicMin(&out.first_invalid, total.first_invalid);
-}
-
-/// One thread: the axis and grid of the frame, from its summary (the host's function).
-__global__ void plan(FrameCounters* frame, SweepAxis axis, SweepMode mode) {
+  // Release this block's merge; the last block acquires them all.
+  cuda::atomic_ref<unsigned int, cuda::thread_scope_device> merged(frame->summarized_blocks);
+  if (merged.fetch_add(1, cuda::memory_order_acq_rel) != gridDim.x - 1) return;
+  frame->summary = frame->running;
+  frame->running = BoxSummary::empty();
+  frame->summarized_blocks = 0;
   frame->plan = plan_frame(frame->summary, axis, mode);
+  frame->listings = 0;
+  frame->candidates = 0;
+  frame->pairs = 0;
+  frame->long_runs = 0;
+  frame->long_candidates = 0;
 }
 
-/// Thread j: the box at position j of last frame's order, staged as a sweep record at j,
-/// with its sort key (its minimum on the sweep axis) and its position as the sort's value.
-/// The one random read of the frame: a packed box, one sector.
-__global__ void stage_boxes(const PackedBox* packed, const std::uint32_t* order,
-                            std::uint32_t count, const FrameCounters* frame, std::uint32_t* keys,
-                            std::uint32_t* positions, SweepRecord* staged) {
+/// Thread j: the sort key of the box at position j of last frame's order (its minimum on the
+/// sweep axis, read from the user's arrays, which at 4 bytes a box stay in L2) and the box as
+/// the sort's value. The grid's threads also ready the tile states of gather_boxes' scan.
+__global__ void stage_keys(BoxView boxes, const std::uint32_t* order, std::uint32_t count,
+                           const FrameCounters* frame, std::uint32_t* keys,
+                           std::uint32_t* key_boxes, ListingTiles tiles, int listing_tiles) {
+  tiles.InitializeStatus(listing_tiles);  // tile = this thread's index in the grid
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= count) return;
-  const FramePlan& plan = frame->plan;
   const std::uint32_t box = order[j];
-  const auto* words = reinterpret_cast<const float4*>(packed + box);
-  const float4 first = words[0];
-  const float4 second = words[1];
-  const float low[3] = {first.x, first.y, first.z};
-  const float high[3] = {first.w, second.x, second.y};
-  const int s = plan.axis;
-  const int u = plan.grid.axis_u;
-  const int v = plan.grid.axis_v;
-  keys[j] = sort::ordered_key(low[s]);
-  positions[j] = j;
-  store_record(staged, j,
-               {low[u], high[u], low[v], high[v], low[s], high[s], box,
-                __float_as_uint(second.z) != 0 ? 1u : 0u});
+  const float* minima = on_axis(boxes.min, frame->plan.axis);
+  keys[j] = sort::ordered_key(minima[std::size_t{box} * boxes.stride]);
+  key_boxes[j] = box;
+}
+
+/// The tile states of gather_boxes' scan readied alone, for running it again.
+__global__ void ready_listing_tiles(ListingTiles tiles, int listing_tiles) {
+  tiles.InitializeStatus(listing_tiles);
 }
 
 /// The rectangle of cells a box covers.
@@ -252,32 +286,71 @@ __device__ inline CellRange cells_of(const CellGrid& grid, const SweepRecord& bo
           grid.cell_v(box.max_v)};
 }
 
-/// Thread i: sorted box i is the staged record at the sort's position for it; it becomes this
-/// frame's order, and its cells are counted (0 for a box that pairs with nothing). Under small
-/// motion the positions are nearly i, so the reads are nearly in order.
-__global__ void gather_boxes(const SweepRecord* staged, const std::uint32_t* positions,
-                             std::uint32_t count, const FrameCounters* frame, SweepRecord* sorted,
-                             std::uint32_t* order, std::uint32_t* listing_counts) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= count) return;
-  const SweepRecord box = load_record(staged, positions[i]);
-  store_record(sorted, i, box);
-  order[i] = box.box;
-  listing_counts[i] = box.tag == 0 ? 0 : cells_of(frame->plan.grid, box).size();
-}
-
-/// Thread j: writes the (cell, j) listings of sorted box j, in cell order, from its offset.
-__global__ void fill_listings(const SweepRecord* sorted, std::uint32_t count, CellGrid grid,
-                              const unsigned long long* listing_offsets, std::uint32_t* cells,
-                              std::uint32_t* boxes) {
-  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= count || listing_offsets[j] == listing_offsets[j + 1]) return;
-  const CellRange range = cells_of(grid, load_record(sorted, j));
-  auto next = static_cast<std::uint32_t>(listing_offsets[j]);
+/// Block b, thread t: sorted box i = b * kThreads + t is the packed box the sort put there
+/// (sorted_boxes[i], the frame's order), written as a sweep record, and listed in each cell it
+/// covers (none if it pairs with nothing). The listings are numbered in sorted order by a
+/// block scan whose block prefix comes from the blocks before (a single-pass scan, blocks
+/// numbered in launch order), so the cell sort finds them in minimum order; the last block
+/// stores the total in frame->listings. Listings past out.capacity are counted, not written.
+__global__ void __launch_bounds__(kThreads)
+    gather_boxes(const PackedBox* packed, const std::uint32_t* sorted_boxes, std::uint32_t count,
+                 FrameCounters* frame, SweepRecord* sorted, ListingTiles tiles, ListingOut out) {
+  using BlockScan = cub::BlockScan<unsigned long long, kThreads>;
+  using TilePrefix = cub::TilePrefixCallbackOp<unsigned long long, cuda::std::plus<>, ListingTiles>;
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  __shared__ typename TilePrefix::TempStorage prefix_storage;
+  const int tile = static_cast<int>(blockIdx.x);
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  const CellGrid& grid = frame->plan.grid;
+  CellRange range{};
+  std::uint32_t listings = 0;
+  if (i < count) {
+    const int s = frame->plan.axis;
+    const int u = grid.axis_u;
+    const int v = grid.axis_v;
+    const std::uint32_t box = sorted_boxes[i];
+    const auto* words = reinterpret_cast<const float4*>(packed + box);
+    const float4 first = words[0];
+    const float4 second = words[1];
+    const float low[3] = {first.x, first.y, first.z};
+    const float high[3] = {first.w, second.x, second.y};
+    const bool pairs = __float_as_uint(second.z) != 0;
+    const SweepRecord record{on_axis(low, u),
+                             on_axis(high, u),
+                             on_axis(low, v),
+                             on_axis(high, v),
+                             on_axis(low, s),
+                             on_axis(high, s),
+                             box,
+                             pairs ? 1u : 0u};
+    store_record(sorted, i, record);
+    if (pairs) {
+      range = cells_of(grid, record);
+      listings = range.size();
+    }
+  }
+  unsigned long long first = 0;
+  if (tile == 0) {
+    unsigned long long block_total = 0;
+    BlockScan(scan_storage)
+        .ExclusiveSum(static_cast<unsigned long long>(listings), first, block_total);
+    if (threadIdx.x == 0) {
+      tiles.SetInclusive(0, block_total);
+      if (gridDim.x == 1) frame->listings = block_total;
+    }
+  } else {
+    TilePrefix prefix(tiles, prefix_storage, cuda::std::plus<>{}, tile);
+    BlockScan(scan_storage).ExclusiveSum(static_cast<unsigned long long>(listings), first, prefix);
+    if (threadIdx.x == 0 && blockIdx.x == gridDim.x - 1) {
+      frame->listings = prefix.GetInclusivePrefix();  // written by this thread
+    }
+  }
+  if (listings == 0 || first + listings > out.capacity) return;
+  auto next = static_cast<std::size_t>(first);
   for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
     for (std::uint32_t cv = range.v0; cv <= range.v1; ++cv) {
-      cells[next] = grid.cell_id(cu, cv);
-      boxes[next] = j;
+      out.cells[next] = grid.cell_id(cu, cv);
+      out.boxes[next] = i;
       ++next;
     }
   }
@@ -297,23 +370,23 @@ __global__ void gather_listings(const SweepRecord* sorted, const std::uint32_t* 
   box.tag =
       (grid.cell_u(box.min_u) == cell_u ? 1u : 0u) | (grid.cell_v(box.min_v) == cell_v ? 2u : 0u);
   store_record(records, e, box);
-  keys[e] = {cell, box.min_s};
+  keys[e] = listing_key(cell, box.min_s);
 }
 
-/// Thread e: the number of listings after e in its cell whose minimum is <= e's maximum (its
-/// candidates), less the first `skip` of them (which sweep_cells tested). They are a run, since
-/// a cell's listings are sorted by minimum: a galloping search finds its end in O(log run)
-/// reads however long the run is. It probes the dense keys, so nearby probes share a sector.
-__global__ void sweep_extents(Listings listings, std::uint32_t count, std::uint32_t skip,
-                              std::uint32_t* candidate_counts) {
-  const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= count) return;
-  const std::uint32_t cell = listings.keys[e].cell;
-  const float reach = listings.records[e].max_s;
-  const auto in_run = [&](std::uint64_t f) {
-    const ListingKey key = listings.keys[f];
-    return key.cell == cell && key.min <= reach;
-  };
+/// Thread i: for listing e = long_listings[i], the number of listings after e in its cell
+/// whose minimum is <= e's maximum (its candidates), less the first `skip` of them (which
+/// sweep_cells tested). They are a run, since a cell's listings are sorted by minimum: a
+/// galloping search finds its end in O(log run) reads however long the run is. It probes the
+/// dense keys, so nearby probes share a sector.
+__global__ void sweep_extents(Listings listings, std::uint32_t count,
+                              const std::uint32_t* long_listings, std::uint32_t long_count,
+                              std::uint32_t skip, std::uint32_t* candidate_counts) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= long_count) return;
+  const std::uint32_t e = long_listings[i];
+  const ListingKey reach =
+      listing_key(static_cast<std::uint32_t>(listings.keys[e] >> 32), listings.records[e].max_s);
+  const auto in_run = [&](std::uint64_t f) { return listings.keys[f] <= reach; };
   std::uint64_t inside = e;  // the last listing known to be in the run (e itself: trivially)
   std::uint64_t step = 1;
   std::uint64_t outside = e + step;  // the first listing known not to be, once found
@@ -332,7 +405,7 @@ __global__ void sweep_extents(Listings listings, std::uint32_t count, std::uint3
     }
   }
   const std::uint64_t run = inside - e;
-  candidate_counts[e] = run > skip ? static_cast<std::uint32_t>(run - skip) : 0u;
+  candidate_counts[i] = run > skip ? static_cast<std::uint32_t>(run - skip) : 0u;
 }
 
 /// Widens 32-bit counts for a scan whose sums need 64 bits.
@@ -421,27 +494,26 @@ __device__ inline void prefetch_chunk(const Listings& listings, std::uint32_t ne
 /// issued together): at step k lane i reads listings e + i + k.., so the warp reads a window
 /// of consecutive listings that slides along, coalesced and mostly from L1, and the warp's next
 /// chunk is prefetched into L2 meanwhile. A lane stops at the end of its run or after
-/// kSweepSteps candidates; a listing whose run goes on is counted in frame->long_runs, and the
-/// host has sweep_extents and test_candidates test the rest of it. Pairs gather in a warp
+/// kSweepSteps candidates; a listing whose run goes on is appended to `long_listings` (one
+/// atomic a warp, on frame->long_runs), and the host has sweep_extents and test_candidates
+/// test the rest of it. Without `long_listings` (a second sweep after the pair buffer grew, the
+/// list already made) long runs are only left. Pairs gather in a warp
 /// buffer in shared memory and are appended a buffer at a time.
 template <bool kCells, bool kFilters>
 __global__ void __launch_bounds__(kThreads)
     sweep_cells(Listings listings, std::uint32_t count, BoxView filters, FrameCounters* frame,
-                Pair* pairs, unsigned long long capacity) {
+                Pair* pairs, unsigned long long capacity, std::uint32_t* long_listings) {
   constexpr unsigned int kAll = 0xFFFFFFFFu;
   constexpr int kWarps = kThreads / 32;
   constexpr int kUnroll = kSweepUnroll;
-  constexpr std::uint32_t kNoCell = 0xFFFFFFFFu;  // past the last listing
   __shared__ Pair buffer[kWarps][kWarpPairs];
   const unsigned int lane = threadIdx.x % 32;
   const unsigned int lanes_below = (1u << lane) - 1;
   Pair* buffered = buffer[threadIdx.x / 32];
-  std::uint32_t buffered_size = 0;    // the same in every lane
-  unsigned long long candidates = 0;  // this lane's
-  unsigned long long long_runs = 0;
-  const auto key_at = [&](std::uint32_t f) {
-    return f < count ? listings.keys[f] : ListingKey{kNoCell, 0.0f};
-  };
+  std::uint32_t buffered_size = 0;  // the same in every lane
+  // This lane's: at most kSweepSteps a listing, and a lane sweeps at most count / 32 of them.
+  std::uint32_t candidates = 0;
+  const auto key_at = [&](std::uint32_t f) { return f < count ? listings.keys[f] : kPastTheEnd; };
   const std::uint32_t chunks = (count + 31) / 32;
   for (std::uint32_t chunk = blockIdx.x * kWarps + threadIdx.x / 32; chunk < chunks;
        chunk += gridDim.x * kWarps) {
@@ -451,14 +523,12 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t e = first + lane;
     bool active = e < count;
     SweepRecord record_e{};
-    std::uint32_t cell = kNoCell;
+    ListingKey reach = 0;
     if (active) {
       record_e = load_record(listings.records, e);
-      cell = listings.keys[e].cell;
+      reach = listing_key(static_cast<std::uint32_t>(listings.keys[e] >> 32), record_e.max_s);
     }
-    const auto in_run = [&](const ListingKey& key) {
-      return key.cell == cell && key.min <= record_e.max_s;
-    };
+    bool long_run = false;    // whether e's run goes on after kSweepSteps candidates
     std::uint32_t f = e + 1;  // the next candidate
     while (__any_sync(kAll, active)) {
       // Runs are contiguous: once a listing is out of e's run, so are all after it.
@@ -466,7 +536,7 @@ __global__ void __launch_bounds__(kThreads)
       float4 across[kUnroll];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k)
-        run[k] = active && in_run(key_at(f + k));
+        run[k] = active && key_at(f + k) <= reach;
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) {
         if (run[k]) across[k] = load_across(listings.records, f + k);
@@ -484,14 +554,14 @@ __global__ void __launch_bounds__(kThreads)
                                                   : Pair{record_f.box, record_e.box};
           }
         }
-        candidates += run[k] ? 1 : 0;
+        candidates += run[k] ? 1u : 0u;
       }
       if (active) {
         if (!run[kUnroll - 1]) {
           active = false;  // the run ended here
         } else if ((f += kUnroll) - e > kSweepSteps) {
           active = false;  // the steps are spent: is there more?
-          if (in_run(key_at(f))) ++long_runs;
+          long_run = key_at(f) <= reach;
         }
       }
 #pragma unroll
@@ -504,22 +574,27 @@ __global__ void __launch_bounds__(kThreads)
         flush_pairs(buffered, buffered_size, frame, pairs, capacity);
       }
     }
+    const unsigned int longs = __ballot_sync(kAll, long_run);
+    if (longs != 0 && long_listings != nullptr) {
+      unsigned long long first_long = 0;
+      if (lane == 0)
+        first_long = atomicAdd(&frame->long_runs, static_cast<unsigned long long>(__popc(longs)));
+      first_long = __shfl_sync(kAll, first_long, 0);
+      if (long_run) long_listings[first_long + __popc(longs & lanes_below)] = e;
+    }
   }
   flush_pairs(buffered, buffered_size, frame, pairs, capacity);
-  for (int offset = 16; offset > 0; offset /= 2) {
-    candidates += __shfl_down_sync(kAll, candidates, offset);
-    long_runs += __shfl_down_sync(kAll, long_runs, offset);
-  }
-  if (lane == 0) {
-    if (candidates > 0) atomicAdd(&frame->candidates, candidates);
-    if (long_runs > 0) atomicAdd(&frame->long_runs, long_runs);
-  }
+  auto warp_candidates = static_cast<unsigned long long>(candidates);
+  for (int offset = 16; offset > 0; offset /= 2)
+    warp_candidates += __shfl_down_sync(kAll, warp_candidates, offset);
+  if (lane == 0 && warp_candidates > 0) atomicAdd(&frame->candidates, warp_candidates);
 }
 
-/// The candidates of long runs past their first `skip`, numbered by candidate_offsets (their
-/// count is frame->long_candidates). Persistent blocks; a block takes candidates
-/// [base, base + 2048) at a time, thread i the candidates base + i, base + i + 256, ... (a warp
-/// reads consecutive partners: coalesced).
+/// The candidates of the long runs (listings long_listings[i]) past their first `skip`,
+/// numbered by candidate_offsets[i] (their count is frame->long_candidates). Every long run has
+/// some, so a chunk of candidates spans at most as many long runs as it holds candidates.
+/// Persistent blocks; a block takes candidates [base, base + 2048) at a time, thread i the
+/// candidates base + i, base + i + 256, ... (a warp reads consecutive partners: coalesced).
 /// Each candidate's listing comes from shared memory: the block marks where each of its
 /// listings' runs starts and a running maximum (a block scan) fills in the rest, so no thread
 /// searches. The block's pairs are numbered by a block scan and appended with one atomic;
@@ -527,7 +602,8 @@ __global__ void __launch_bounds__(kThreads)
 /// and runs this again).
 template <bool kCells, bool kFilters>
 __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
-    test_candidates(Listings listings, std::uint32_t count, std::uint32_t skip, BoxView filters,
+    test_candidates(Listings listings, const std::uint32_t* long_listings, std::uint32_t count,
+                    std::uint32_t skip, BoxView filters,
                     const unsigned long long* candidate_offsets, FrameCounters* frame, Pair* pairs,
                     unsigned long long capacity) {
   using BlockScan = cub::BlockScan<std::uint32_t, kThreads>;
@@ -554,9 +630,9 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
     if (first != last) {
       // Listings after the first start inside the chunk (those with no candidates mark
       // nothing); the marks, then a running maximum in blocked order.
-      for (std::uint32_t e = first + 1 + threadIdx.x; e <= last; e += kThreads) {
-        const unsigned long long begin = candidate_offsets[e];
-        if (begin < candidate_offsets[e + 1]) listing_at[begin - base] = e - first;
+      for (std::uint32_t i = first + 1 + threadIdx.x; i <= last; i += kThreads) {
+        const unsigned long long begin = candidate_offsets[i];
+        if (begin < candidate_offsets[i + 1]) listing_at[begin - base] = i - first;
       }
       __syncthreads();
       std::uint32_t marks[kItems];
@@ -578,9 +654,10 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
       const unsigned long long t = base + k * kThreads + threadIdx.x;
       hit[k] = false;
       if (t < end) {
-        const std::uint32_t e = first + listing_at[k * kThreads + threadIdx.x];
+        const std::uint32_t i = first + listing_at[k * kThreads + threadIdx.x];
+        const std::uint32_t e = long_listings[i];
         const SweepRecord record_e = load_record(listings.records, e);
-        const auto f = static_cast<std::uint32_t>(e + 1 + skip + (t - candidate_offsets[e]));
+        const auto f = static_cast<std::uint32_t>(e + 1 + skip + (t - candidate_offsets[i]));
         if (overlap_across(record_e, load_across(listings.records, f))) {
           const SweepRecord record_f = load_record(listings.records, f);
           if (is_reported<kCells, kFilters>(record_e, record_f, filters)) {
