@@ -154,10 +154,7 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
   std::exclusive_scan(offsets.begin(), offsets.end(), offsets.begin(), std::uint64_t{0});
   const std::uint64_t entries = offsets[count];
   if (entries > std::uint64_t{BoxSummary::kNoBox}) {
-    throw Error(ErrorKind::OutOfMemory,
-                std::to_string(entries) +
-                    " (box, cell) listings: more than 32-bit indices reach (boxes much larger "
-                    "than the mean cover too many cells)");
+    throw too_many_listings(entries);
   }
   listing.cells.resize(entries);
   listing.boxes.resize(entries);

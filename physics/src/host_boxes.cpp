@@ -155,6 +155,13 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
   return finish_loading(filter, policy, out, threads);
 }
 
+Error too_many_listings(std::uint64_t listings) {
+  return Error(ErrorKind::OutOfMemory,
+               std::to_string(listings) +
+                   " (box, cell) listings: more than 32-bit indices reach (boxes much larger than "
+                   "the mean cover too many cells)");
+}
+
 std::string describe_invalid_box(std::size_t index, const float (&low)[3], const float (&high)[3]) {
   std::string reason;
   for (int axis = 0; axis < 3 && reason.empty(); ++axis) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "frame_plan.hpp"
+#include "rsw/engine/error.hpp"
 #include "rsw/physics/aabb.hpp"
 #include "rsw/physics/broad_phase.hpp"
 #include "sweep_backend.hpp"
@@ -42,6 +43,10 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
 
 /// The message for invalid box `index`: "box 7 has min > max on y (2.000000 > 1.000000)".
 std::string describe_invalid_box(std::size_t index, const float (&low)[3], const float (&high)[3]);
+
+/// The error for a frame with more (box, cell) listings than either backend's 32-bit listing
+/// indices reach.
+Error too_many_listings(std::uint64_t listings);
 
 /// The BoxSummary of the valid boxes (category != 0) and of the excluded ones, on up to
 /// `threads` threads; the same sums whatever their number.

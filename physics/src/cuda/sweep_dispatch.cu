@@ -13,6 +13,7 @@
 #include <cub/device/device_scan.cuh>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 #include "../host_boxes.hpp"
@@ -74,10 +75,7 @@ class CudaSweep final : public SweepBackend {
     const FramePlan plan = frame.plan;
     const bool cells = request.mode == SweepMode::Cells && plan.grid.cells() > 1;
     if (frame.listings > kernels::kMaxListings) {
-      throw Error(ErrorKind::OutOfMemory,
-                  std::to_string(frame.listings) +
-                      " (box, cell) listings: more than 32-bit indices reach (boxes much larger "
-                      "than the mean cover too many cells)");
+      throw too_many_listings(frame.listings);
     }
     listing_count_ = static_cast<std::uint32_t>(frame.listings);
     list_in_cells(plan.grid, cells, request.sort, stream);
@@ -326,19 +324,14 @@ class CudaSweep final : public SweepBackend {
              StreamHandle stream) {
     if (listing_count_ == 0) return;
     auto timer = timed("filter", stream);
-    const auto launch = [&](auto kernel) {
+    for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
+      const auto kernel =
+          kernels::sweep_cells<decltype(cells_mode)::value, decltype(filter_bits)::value>;
       kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(listing_view(), listing_count_,
                                                                boxes, frame_.data(), pairs_.data(),
                                                                pairs_.size(), long_listings);
       RSW_CUDA_CHECK_LAUNCH("launching sweep_cells");
-    };
-    const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
-    if (cells) {
-      if (filters) return launch(kernels::sweep_cells<true, true>);
-      return launch(kernels::sweep_cells<true, false>);
-    }
-    if (filters) return launch(kernels::sweep_cells<false, true>);
-    launch(kernels::sweep_cells<false, false>);
+    });
   }
 
   // The candidates of the long runs past their first kSweepSteps, counted and numbered.
@@ -358,19 +351,28 @@ class CudaSweep final : public SweepBackend {
   // test_candidates over the long runs' numbered candidates.
   void test_long_runs(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
     auto timer = timed("filter", stream);
-    const auto launch = [&](auto kernel) {
+    for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
+      const auto kernel =
+          kernels::test_candidates<decltype(cells_mode)::value, decltype(filter_bits)::value>;
       kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
           listing_view(), long_listings_.data(), long_count_, kernels::kSweepSteps, boxes,
           candidate_offsets_.data(), frame_.data(), pairs_.data(), pairs_.size());
       RSW_CUDA_CHECK_LAUNCH("launching test_candidates");
-    };
+    });
+  }
+
+  // Calls launch(cells_mode, filter_bits) with std::bool_constant arguments for the frame's
+  // mode and whether the boxes carry filter bits: the variant of a candidate-testing kernel
+  // (sweep_cells, test_candidates) that the frame needs.
+  template <class Launch>
+  static void for_variant(bool cells, const kernels::BoxView& boxes, Launch&& launch) {
     const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
     if (cells) {
-      if (filters) return launch(kernels::test_candidates<true, true>);
-      return launch(kernels::test_candidates<true, false>);
+      if (filters) return launch(std::true_type{}, std::true_type{});
+      return launch(std::true_type{}, std::false_type{});
     }
-    if (filters) return launch(kernels::test_candidates<false, true>);
-    launch(kernels::test_candidates<false, false>);
+    if (filters) return launch(std::false_type{}, std::true_type{});
+    launch(std::false_type{}, std::false_type{});
   }
 
   // Blocks of `kernel` resident at once on the whole device (persistent blocks).
