@@ -128,14 +128,9 @@ struct CellListing {
 };
 
 // The cells box j covers: u0..u1 by v0..v1.
-struct CellRange {
-  std::uint32_t u0, u1, v0, v1;
-  std::uint64_t size() const { return std::uint64_t{u1 - u0 + 1} * (v1 - v0 + 1); }
-};
-
 CellRange cells_of(const CellGrid& grid, const BoxRecord& box) {
-  return {grid.cell_u(box.min[grid.axis_u]), grid.cell_u(box.max[grid.axis_u]),
-          grid.cell_v(box.min[grid.axis_v]), grid.cell_v(box.max[grid.axis_v])};
+  return grid.cells_of(box.min[grid.axis_u], box.max[grid.axis_u], box.min[grid.axis_v],
+                       box.max[grid.axis_v]);
 }
 
 // The listings in sorted box order: counted, numbered, then written, each on the threads.

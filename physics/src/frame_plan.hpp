@@ -30,6 +30,13 @@ RSW_HOST_DEVICE inline bool box_is_valid(const float (&low)[3], const float (&hi
   return true;
 }
 
+/// The rectangle of cells [u0, u1] x [v0, v1] that a box covers.
+struct CellRange {
+  std::uint32_t u0, u1, v0, v1;
+  /// Cells in it: at most the grid's, which are fewer than 2^22.
+  constexpr std::uint32_t size() const { return (u1 - u0 + 1) * (v1 - v0 + 1); }
+};
+
 /// The grid of SweepMode::Cells over the two axes other than the sweep axis (u and v).
 struct CellGrid {
   int axis_u = 1;
@@ -51,6 +58,10 @@ struct CellGrid {
   }
   constexpr std::uint32_t cell_id(std::uint32_t u, std::uint32_t v) const {
     return u * cells_v + v;
+  }
+  /// The cells a box with these bounds on u and v covers.
+  constexpr CellRange cells_of(float min_u, float max_u, float min_v, float max_v) const {
+    return {cell_u(min_u), cell_u(max_u), cell_v(min_v), cell_v(max_v)};
   }
   /// Bits of a cell id (cells() - 1 fits).
   constexpr int cell_bits() const { return std::bit_width(cells() - 1); }

@@ -275,15 +275,8 @@ __global__ void ready_listing_tiles(ListingTiles tiles, int listing_tiles) {
   tiles.InitializeStatus(listing_tiles);
 }
 
-/// The rectangle of cells a box covers.
-struct CellRange {
-  std::uint32_t u0, u1, v0, v1;
-  __device__ std::uint32_t size() const { return (u1 - u0 + 1) * (v1 - v0 + 1); }
-};
-
 __device__ inline CellRange cells_of(const CellGrid& grid, const SweepRecord& box) {
-  return {grid.cell_u(box.min_u), grid.cell_u(box.max_u), grid.cell_v(box.min_v),
-          grid.cell_v(box.max_v)};
+  return grid.cells_of(box.min_u, box.max_u, box.min_v, box.max_v);
 }
 
 /// Block b, thread t: sorted box i = b * kThreads + t is the packed box the sort put there
