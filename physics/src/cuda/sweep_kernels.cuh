@@ -5,8 +5,8 @@
 //   -> sweep_cells [-> sweep_extents -> scan -> test_candidates, for long runs only]
 //
 // The sort and sweep follow Ha et al. 2009, Sec. 6.1: keys are the boxes' minima on the sweep
-// axis in last frame's order, sorted with their positions in that order; each box sweeps
-// forward while the next minimum is <= its maximum. Two changes make it scale. The sweep runs
+// axis in last frame's order, sorted with their boxes as values; each box sweeps forward
+// while the next minimum is <= its maximum. Two changes make it scale. The sweep runs
 // inside the cells of a coarse grid over the other two axes (each box listed in every cell it
 // covers; a pair reported only in the cell holding the larger of the two minimum corners), so
 // the work stays near n + pairs. And long sweeps are split: sweep_cells gives each listing a
