@@ -270,7 +270,6 @@ class CudaSweep final : public SweepBackend {
     listing_cells_.resize_discarding(listings);
     listing_boxes_.resize_discarding(listings);
     listing_records_.resize_discarding(listings);
-    listing_keys_.resize_discarding(listings);
     if (listings == 0) return;
     if (cells) {
       auto timer = timed("sort", stream);
@@ -281,7 +280,7 @@ class CudaSweep final : public SweepBackend {
     auto timer = timed("sweep", stream);
     kernels::gather_listings<<<blocks_for(listings), kThreads, 0, stream>>>(
         sorted_.data(), listing_cells_.data(), listing_boxes_.data(), listings, grid,
-        listing_records_.data(), listing_keys_.data());
+        listing_records_.data());
     RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
   }
 
@@ -327,9 +326,9 @@ class CudaSweep final : public SweepBackend {
     for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
       const auto kernel =
           kernels::sweep_cells<decltype(cells_mode)::value, decltype(filter_bits)::value>;
-      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(listing_view(), listing_count_,
-                                                               boxes, frame_.data(), pairs_.data(),
-                                                               pairs_.size(), long_listings);
+      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
+          listing_records_.data(), listing_count_, boxes, frame_.data(), pairs_.data(),
+          pairs_.size(), long_listings);
       RSW_CUDA_CHECK_LAUNCH("launching sweep_cells");
     });
   }
@@ -342,7 +341,7 @@ class CudaSweep final : public SweepBackend {
     candidate_offsets_.resize_discarding(std::size_t{runs} + 1);
     rsw::detail::fill_bytes_zero(candidate_counts_.data() + runs, sizeof(std::uint32_t), stream);
     kernels::sweep_extents<<<blocks_for(runs), kThreads, 0, stream>>>(
-        listing_view(), listing_count_, long_listings_.data(), runs, kernels::kSweepSteps,
+        listing_records_.data(), listing_count_, long_listings_.data(), runs, kernels::kSweepSteps,
         candidate_counts_.data());
     RSW_CUDA_CHECK_LAUNCH("launching sweep_extents");
     scan(candidate_counts_, candidate_offsets_, runs, &frame_.data()->long_candidates, stream);
@@ -355,7 +354,7 @@ class CudaSweep final : public SweepBackend {
       const auto kernel =
           kernels::test_candidates<decltype(cells_mode)::value, decltype(filter_bits)::value>;
       kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
-          listing_view(), long_listings_.data(), long_count_, kernels::kSweepSteps, boxes,
+          listing_records_.data(), long_listings_.data(), long_count_, kernels::kSweepSteps, boxes,
           candidate_offsets_.data(), frame_.data(), pairs_.data(), pairs_.size());
       RSW_CUDA_CHECK_LAUNCH("launching test_candidates");
     });
@@ -464,8 +463,6 @@ class CudaSweep final : public SweepBackend {
     return describe_invalid_box(box, low, high);
   }
 
-  kernels::Listings listing_view() const { return {listing_keys_.data(), listing_records_.data()}; }
-
   Stream own_stream_;
   StreamHandle stream_handle_ = nullptr;
   bool stage_times_ = true;  // the frame's FrameRequest::stage_times
@@ -492,7 +489,6 @@ class CudaSweep final : public SweepBackend {
   DeviceBuffer<std::uint32_t> listing_cells_;
   DeviceBuffer<std::uint32_t> listing_boxes_;
   DeviceBuffer<kernels::SweepRecord> listing_records_;
-  DeviceBuffer<kernels::ListingKey> listing_keys_;
   std::uint32_t listing_count_ = 0;
   // Candidates and pairs; the long runs, by listing.
   DeviceBuffer<std::uint32_t> long_listings_;

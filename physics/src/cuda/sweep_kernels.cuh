@@ -138,17 +138,24 @@ struct alignas(16) PackedBox {
 
 /// A box as the sweep reads it, in sorted order (index j) or listing order (index e): 32
 /// bytes, one memory sector, read and written as two 16-byte words: the bounds across the
-/// sweep (u and v, the grid's axes), which are all most candidate tests read, then those
-/// along it (s, the sweep axis), the box and a tag. `tag` is, for a sorted box, nonzero when
-/// the box pairs with anything; for a listing, bit 0 is set when the listing's cell is the
-/// first the box covers on u, bit 1 when it is the first on v.
+/// sweep (u and v, the grid's axes), then those along it (s, the sweep axis), the box and,
+/// for a listing, where it is listed (see place_of; 0 for a sorted box). A candidate's two
+/// words are loaded together: whether it is in the run and whether it overlaps across are
+/// known after one round trip to memory.
 struct alignas(16) SweepRecord {
   float min_u, max_u;
   float min_v, max_v;
   float min_s, max_s;
   std::uint32_t box;  ///< the user's index
-  std::uint32_t tag;
+  std::uint32_t place;
 };
+
+/// A listing's place: its cell in the low 30 bits (cells are fewer than 2^22), bit 30 set
+/// when the cell is the first the box covers on u, bit 31 when it is the first on v.
+constexpr std::uint32_t kCellBits = 0x3FFFFFFFu;
+__device__ inline std::uint32_t place_of(std::uint32_t cell, bool first_u, bool first_v) {
+  return cell | (first_u ? 1u << 30 : 0u) | (first_v ? 1u << 31 : 0u);
+}
 static_assert(sizeof(PackedBox) == 32 && sizeof(SweepRecord) == 32, "one sector a record");
 
 __device__ inline SweepRecord load_record(const SweepRecord* records, std::size_t i) {
@@ -170,31 +177,23 @@ __device__ inline float4 load_across(const SweepRecord* records, std::size_t i) 
   return reinterpret_cast<const float4*>(records + i)[0];
 }
 
+/// A record's bounds across, as load_across reads them.
+__device__ inline float4 across_of(const SweepRecord& record) {
+  return make_float4(record.min_u, record.max_u, record.min_v, record.max_v);
+}
+
 __device__ inline void store_record(SweepRecord* records, std::size_t i, const SweepRecord& r) {
   auto* words = reinterpret_cast<float4*>(records + i);
   words[0] = make_float4(r.min_u, r.max_u, r.min_v, r.max_v);
-  words[1] = make_float4(r.min_s, r.max_s, __uint_as_float(r.box), __uint_as_float(r.tag));
+  words[1] = make_float4(r.min_s, r.max_s, __uint_as_float(r.box), __uint_as_float(r.place));
 }
 
-/// What the sweep reads of a listing to know whether it is still in a run: its cell in the
-/// high word and the ordered key of its minimum on the sweep axis in the low one. Listings are
-/// in key order, and listing f is in listing e's run iff key(f) <= reach(e), the key of e's
-/// cell and maximum: one 64-bit comparison a candidate.
-using ListingKey = unsigned long long;
-
-__device__ inline ListingKey listing_key(std::uint32_t cell, float value) {
-  return (ListingKey{cell} << 32) | sort::ordered_key(value);
+/// Whether listing f, after listing e, is in e's run: listings are in cell order with minimum
+/// order inside each cell, so f is iff it is in e's cell and its minimum is <= e's maximum on
+/// the sweep axis. Once a listing is out of e's run, so are all after it.
+__device__ inline bool in_run(const SweepRecord& e, const SweepRecord& f) {
+  return ((e.place ^ f.place) & kCellBits) == 0 && f.min_s <= e.max_s;
 }
-
-/// Greater than every listing's key and reach (cells are fewer than 2^32 - 1): past the end.
-constexpr ListingKey kPastTheEnd = ~ListingKey{0};
-
-/// The listings (index e), in cell order with minimum order inside each cell: their keys,
-/// densely, and their records.
-struct Listings {
-  const ListingKey* keys;
-  const SweepRecord* records;
-};
 
 /// Whole grid, persistent blocks: each thread summarises a strided share of the boxes and
 /// packs each into `packed`, a block merges its threads' summaries in shared memory, and its
@@ -349,41 +348,37 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// Thread e: copies the record of the sorted box listing e names into listing order, tagged
-/// with whether the listing's cell is the box's first on u and on v.
+/// Thread e: copies the record of the sorted box listing e names into listing order, placed
+/// in the listing's cell.
 __global__ void gather_listings(const SweepRecord* sorted, const std::uint32_t* listing_cells,
                                 const std::uint32_t* listing_boxes, std::uint32_t listings,
-                                CellGrid grid, SweepRecord* records, ListingKey* keys) {
+                                CellGrid grid, SweepRecord* records) {
   const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= listings) return;
   SweepRecord box = load_record(sorted, listing_boxes[e]);
   const std::uint32_t cell = listing_cells[e];
   const std::uint32_t cell_u = cell / grid.cells_v;
   const std::uint32_t cell_v = cell - cell_u * grid.cells_v;
-  box.tag =
-      (grid.cell_u(box.min_u) == cell_u ? 1u : 0u) | (grid.cell_v(box.min_v) == cell_v ? 2u : 0u);
+  box.place = place_of(cell, grid.cell_u(box.min_u) == cell_u, grid.cell_v(box.min_v) == cell_v);
   store_record(records, e, box);
-  keys[e] = listing_key(cell, box.min_s);
 }
 
 /// Thread i: for listing e = long_listings[i], the number of listings after e in its cell
 /// whose minimum is <= e's maximum (its candidates), less the first `skip` of them (which
 /// sweep_cells tested). They are a run, since a cell's listings are sorted by minimum: a
-/// galloping search finds its end in O(log run) reads however long the run is. It probes the
-/// dense keys, so nearby probes share a sector.
-__global__ void sweep_extents(Listings listings, std::uint32_t count,
+/// galloping search finds its end in O(log run) reads however long the run is.
+__global__ void sweep_extents(const SweepRecord* listings, std::uint32_t count,
                               const std::uint32_t* long_listings, std::uint32_t long_count,
                               std::uint32_t skip, std::uint32_t* candidate_counts) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= long_count) return;
   const std::uint32_t e = long_listings[i];
-  const ListingKey reach =
-      listing_key(static_cast<std::uint32_t>(listings.keys[e] >> 32), listings.records[e].max_s);
-  const auto in_run = [&](std::uint64_t f) { return listings.keys[f] <= reach; };
+  const SweepRecord record_e = load_record(listings, e);
+  const auto in_e_run = [&](std::uint64_t f) { return in_run(record_e, load_record(listings, f)); };
   std::uint64_t inside = e;  // the last listing known to be in the run (e itself: trivially)
   std::uint64_t step = 1;
   std::uint64_t outside = e + step;  // the first listing known not to be, once found
-  while (outside < count && in_run(outside)) {
+  while (outside < count && in_e_run(outside)) {
     inside = outside;
     step *= 2;
     outside = e + step;
@@ -391,7 +386,7 @@ __global__ void sweep_extents(Listings listings, std::uint32_t count,
   if (outside > count) outside = count;
   while (outside - inside > 1) {
     const std::uint64_t middle = inside + (outside - inside) / 2;
-    if (in_run(middle)) {
+    if (in_e_run(middle)) {
       inside = middle;
     } else {
       outside = middle;
@@ -441,7 +436,7 @@ __device__ inline bool overlap_across(const SweepRecord& e, const float4& f) {
 template <bool kCells, bool kFilters>
 __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const BoxView& filters) {
   if constexpr (kCells) {
-    if (((e.tag | f.tag) & 3u) != 3u) return false;  // another cell reports it
+    if (((e.place | f.place) >> 30) != 3u) return false;  // another cell reports it
   }
   if constexpr (kFilters) {
     return (filters.category(e.box) & filters.mask(f.box)) != 0 &&
@@ -467,19 +462,15 @@ __device__ inline void flush_pairs(const Pair* buffered, std::uint32_t& size, Fr
   size = 0;
 }
 
-/// Asks L2 for what the warp's next chunk of sweep_cells will read (the records of listings
-/// [next, next + 40) and their keys, a few more), so that its loads find them there rather
-/// than in memory.
-__device__ inline void prefetch_chunk(const Listings& listings, std::uint32_t next,
+/// Asks L2 for what the warp's next chunk of sweep_cells will read: the records of listings
+/// [next, next + 48), its lanes' own and the first candidates of their runs, so that its loads
+/// find them there rather than in memory.
+__device__ inline void prefetch_chunk(const SweepRecord* listings, std::uint32_t next,
                                       std::uint32_t count) {
   const unsigned int lane = threadIdx.x % 32;
-  if (lane < 10) {  // 10 lines of records (4 a line)
-    const std::uint32_t listing = next + lane * 4;
-    if (listing < count) asm volatile("prefetch.global.L2 [%0];" ::"l"(listings.records + listing));
-  } else if (lane < 13) {  // 3 lines of keys (16 a line)
-    const std::uint32_t listing = next + (lane - 10) * 16;
-    if (listing < count) asm volatile("prefetch.global.L2 [%0];" ::"l"(listings.keys + listing));
-  }
+  const std::uint32_t listing = next + lane * 4;  // 4 records a line
+  if (lane < 12 && listing < count)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(listings + listing));
 }
 
 /// The sweep itself. Persistent warps; a warp takes 32 consecutive listings at a time, one a
@@ -490,12 +481,13 @@ __device__ inline void prefetch_chunk(const Listings& listings, std::uint32_t ne
 /// kSweepSteps candidates; a listing whose run goes on is appended to `long_listings` (one
 /// atomic a warp, on frame->long_runs), and the host has sweep_extents and test_candidates
 /// test the rest of it. Without `long_listings` (a second sweep after the pair buffer grew, the
-/// list already made) long runs are only left. Pairs gather in a warp
-/// buffer in shared memory and are appended a buffer at a time.
+/// list already made) long runs are only left. Pairs gather in a warp buffer in shared memory
+/// and are appended a buffer at a time.
 template <bool kCells, bool kFilters>
 __global__ void __launch_bounds__(kThreads)
-    sweep_cells(Listings listings, std::uint32_t count, BoxView filters, FrameCounters* frame,
-                Pair* pairs, unsigned long long capacity, std::uint32_t* long_listings) {
+    sweep_cells(const SweepRecord* listings, std::uint32_t count, BoxView filters,
+                FrameCounters* frame, Pair* pairs, unsigned long long capacity,
+                std::uint32_t* long_listings) {
   constexpr unsigned int kAll = 0xFFFFFFFFu;
   constexpr int kWarps = kThreads / 32;
   constexpr int kUnroll = kSweepUnroll;
@@ -506,7 +498,6 @@ __global__ void __launch_bounds__(kThreads)
   std::uint32_t buffered_size = 0;  // the same in every lane
   // This lane's: at most kSweepSteps a listing, and a lane sweeps at most count / 32 of them.
   std::uint32_t candidates = 0;
-  const auto key_at = [&](std::uint32_t f) { return f < count ? listings.keys[f] : kPastTheEnd; };
   const std::uint32_t chunks = (count + 31) / 32;
   for (std::uint32_t chunk = blockIdx.x * kWarps + threadIdx.x / 32; chunk < chunks;
        chunk += gridDim.x * kWarps) {
@@ -516,37 +507,26 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t e = first + lane;
     bool active = e < count;
     SweepRecord record_e{};
-    ListingKey reach = 0;
-    if (active) {
-      record_e = load_record(listings.records, e);
-      reach = listing_key(static_cast<std::uint32_t>(listings.keys[e] >> 32), record_e.max_s);
-    }
+    if (active) record_e = load_record(listings, e);
     bool long_run = false;    // whether e's run goes on after kSweepSteps candidates
     std::uint32_t f = e + 1;  // the next candidate
     while (__any_sync(kAll, active)) {
-      // Runs are contiguous: once a listing is out of e's run, so are all after it.
       bool run[kUnroll];
-      float4 across[kUnroll];
-#pragma unroll
-      for (int k = 0; k < kUnroll; ++k)
-        run[k] = active && key_at(f + k) <= reach;
+      SweepRecord record[kUnroll];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) {
-        if (run[k]) across[k] = load_across(listings.records, f + k);
+        run[k] = active && f + k < count;
+        if (run[k]) record[k] = load_record(listings, f + k);
       }
       bool hit[kUnroll];
       Pair pair[kUnroll];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) {
-        hit[k] = false;
-        if (run[k] && overlap_across(record_e, across[k])) {
-          const SweepRecord record_f = load_record(listings.records, f + k);
-          if (is_reported<kCells, kFilters>(record_e, record_f, filters)) {
-            hit[k] = true;
-            pair[k] = record_e.box < record_f.box ? Pair{record_e.box, record_f.box}
-                                                  : Pair{record_f.box, record_e.box};
-          }
-        }
+        run[k] = run[k] && in_run(record_e, record[k]);
+        hit[k] = run[k] && overlap_across(record_e, across_of(record[k])) &&
+                 is_reported<kCells, kFilters>(record_e, record[k], filters);
+        pair[k] = record_e.box < record[k].box ? Pair{record_e.box, record[k].box}
+                                               : Pair{record[k].box, record_e.box};
         candidates += run[k] ? 1u : 0u;
       }
       if (active) {
@@ -554,7 +534,7 @@ __global__ void __launch_bounds__(kThreads)
           active = false;  // the run ended here
         } else if ((f += kUnroll) - e > kSweepSteps) {
           active = false;  // the steps are spent: is there more?
-          long_run = key_at(f) <= reach;
+          long_run = f < count && in_run(record_e, load_record(listings, f));
         }
       }
 #pragma unroll
@@ -595,8 +575,8 @@ __global__ void __launch_bounds__(kThreads)
 /// and runs this again).
 template <bool kCells, bool kFilters>
 __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
-    test_candidates(Listings listings, const std::uint32_t* long_listings, std::uint32_t count,
-                    std::uint32_t skip, BoxView filters,
+    test_candidates(const SweepRecord* listings, const std::uint32_t* long_listings,
+                    std::uint32_t count, std::uint32_t skip, BoxView filters,
                     const unsigned long long* candidate_offsets, FrameCounters* frame, Pair* pairs,
                     unsigned long long capacity) {
   using BlockScan = cub::BlockScan<std::uint32_t, kThreads>;
@@ -649,10 +629,10 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
       if (t < end) {
         const std::uint32_t i = first + listing_at[k * kThreads + threadIdx.x];
         const std::uint32_t e = long_listings[i];
-        const SweepRecord record_e = load_record(listings.records, e);
+        const SweepRecord record_e = load_record(listings, e);
         const auto f = static_cast<std::uint32_t>(e + 1 + skip + (t - candidate_offsets[i]));
-        if (overlap_across(record_e, load_across(listings.records, f))) {
-          const SweepRecord record_f = load_record(listings.records, f);
+        if (overlap_across(record_e, load_across(listings, f))) {
+          const SweepRecord record_f = load_record(listings, f);
           if (is_reported<kCells, kFilters>(record_e, record_f, filters)) {
             hit[k] = true;
             found[k] = record_e.box < record_f.box ? Pair{record_e.box, record_f.box}
