@@ -247,12 +247,8 @@ class SortReport {
   }
   /// After the sort's last kernel.
   void finish(const Control* device_control, StreamHandle stream) {
-    const std::byte* words = reinterpret_cast<const std::byte*>(device_control) + kFirst;
-    if (words_.is_pinned()) {
-      rsw::detail::copy_small_by_kernel(words_.data(), words, kBytes, stream);
-    } else {
-      rsw::detail::copy_device_to_host(words_.data(), words, kBytes, stream);
-    }
+    words_.copy_small_from_device(reinterpret_cast<const std::byte*>(device_control) + kFirst,
+                                  kBytes, stream);
     RSW_CUDA_CHECK(cudaEventRecord(stop_, stream), "recording a sort's end");
   }
   /// Waits for finish()'s event and completes `stats`.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
@@ -126,6 +127,22 @@ TEST(DeviceBufferGpuBasics, SmallCopiesByAKernelGoBothWays) {
       EXPECT_EQ(back.data()[i], source.data()[i]) << "byte " << i << " of " << bytes;
     }
   }
+}
+
+TEST(DeviceBufferGpuBasics, PinnedBuffersReadSmallCopiesFromTheDevice) {
+  // Pinned: by a kernel; the first `count` elements only.
+  RSW_REQUIRE_CUDA_DEVICE();
+  Stream stream;
+  const std::vector<std::uint32_t> words = {7, 11, 13, 17, 19};
+  const DeviceBuffer<std::uint32_t> device(words);
+  PinnedBuffer<std::uint32_t> back(words.size());
+  ASSERT_TRUE(back.is_pinned());
+  for (std::size_t i = 0; i < back.size(); ++i)
+    back[i] = 0;
+  back.copy_small_from_device(device.data(), 3, stream.handle());
+  synchronize(stream.handle());
+  EXPECT_EQ(std::vector(back.data(), back.data() + back.size()),
+            (std::vector<std::uint32_t>{7, 11, 13, 0, 0}));
 }
 
 TEST(DeviceBufferGpuBasics, AllocationBeyondMemoryIsOutOfMemoryAndSaysHowMuch) {

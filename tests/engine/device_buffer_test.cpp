@@ -87,5 +87,11 @@ TEST(PinnedBuffer, HoldsDataAlignedAndMoves) {
   EXPECT_EQ(moved.data(), nullptr);
 }
 
+TEST(PinnedBuffer, SmallCopiesFromTheDeviceMustFit) {
+  PinnedBuffer<std::uint32_t> buffer(3);
+  // Refused before anything is queued, with or without a device.
+  EXPECT_THROW(buffer.copy_small_from_device(nullptr, 4, nullptr), Error);
+}
+
 }  // namespace
 }  // namespace rsw

@@ -437,13 +437,7 @@ class CudaSweep final : public SweepBackend {
   }
 
   const kernels::FrameCounters& read_frame(StreamHandle stream) {
-    if (host_frame_.is_pinned()) {
-      rsw::detail::copy_small_by_kernel(host_frame_.data(), frame_.data(),
-                                        sizeof(kernels::FrameCounters), stream);
-    } else {
-      rsw::detail::copy_device_to_host(host_frame_.data(), frame_.data(),
-                                       sizeof(kernels::FrameCounters), stream);
-    }
+    host_frame_.copy_small_from_device(frame_.data(), 1, stream);
     synchronize(stream);
     return host_frame_[0];
   }

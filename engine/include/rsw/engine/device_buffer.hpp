@@ -245,6 +245,17 @@ class PinnedBuffer {
     }
     size_ = count;
   }
+  /// Fills the first `count` elements from device memory, queued on `stream`: by one warp of
+  /// a kernel when the memory is pinned (copy_small_by_kernel: cheaper between kernels), by a
+  /// copy when it is not. For the few bytes a frame reads back, such as counters.
+  void copy_small_from_device(const T* device, std::size_t count, StreamHandle stream) {
+    if (count > size_) detail::throw_copy_target_too_small(count, size_);
+    if (pinned_) {
+      detail::copy_small_by_kernel(data_, device, count * sizeof(T), stream);
+    } else {
+      detail::copy_device_to_host(data_, device, count * sizeof(T), stream);
+    }
+  }
   /// Frees the memory.
   void release() noexcept {
     if (data_ != nullptr) {
