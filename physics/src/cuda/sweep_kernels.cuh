@@ -153,6 +153,7 @@ struct alignas(16) SweepRecord {
 /// A listing's place: its cell in the low 30 bits (cells are fewer than 2^22), bit 30 set
 /// when the cell is the first the box covers on u, bit 31 when it is the first on v.
 constexpr std::uint32_t kCellBits = 0x3FFFFFFFu;
+static_assert(std::uint64_t{kMaxCellsPerAxis} * kMaxCellsPerAxis <= kCellBits, "cells fit");
 __device__ inline std::uint32_t place_of(std::uint32_t cell, bool first_u, bool first_v) {
   return cell | (first_u ? 1u << 30 : 0u) | (first_v ? 1u << 31 : 0u);
 }
@@ -314,7 +315,7 @@ __global__ void __launch_bounds__(kThreads)
                              on_axis(low, s),
                              on_axis(high, s),
                              box,
-                             pairs ? 1u : 0u};
+                             0u};  // placed when listed
     store_record(sorted, i, record);
     if (pairs) {
       range = cells_of(grid, record);
