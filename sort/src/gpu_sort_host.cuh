@@ -266,6 +266,13 @@ class SortReport {
     stats.early_exit = early_exit != 0;
     stats.milliseconds = milliseconds;
   }
+  /// After read(): the std::uint32_t at `offset` in Control as finish() copied it (offsets
+  /// from passes_run to early_exit).
+  std::uint32_t word(std::size_t offset) const {
+    std::uint32_t value = 0;
+    std::memcpy(&value, words_.data() + (offset - kFirst), sizeof value);
+    return value;
+  }
 
  private:
   static constexpr std::size_t kFirst = offsetof(Control, passes_run);

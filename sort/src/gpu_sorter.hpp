@@ -15,7 +15,8 @@ namespace rsw::sort::detail {
 struct GpuSortRequest {
   std::uint32_t* keys = nullptr;
   std::uint32_t* values = nullptr;
-  std::size_t count = 0;
+  std::size_t count = 0;  // with device_count: the room, at most this many are sorted
+  const std::uint64_t* device_count = nullptr;  // SortOptions::device_count (Onesweep only)
   int begin_bit = 0;
   int end_bit = 32;
   bool descending = false;

@@ -117,6 +117,7 @@ struct Sorter::Impl {
     sorter.sort({.keys = keys,
                  .values = values,
                  .count = count,
+                 .device_count = options.device_count,
                  .begin_bit = options.begin_bit,
                  .end_bit = options.end_bit,
                  .descending = options.order == Order::Descending,
@@ -128,6 +129,10 @@ struct Sorter::Impl {
   void sort_host(std::span<std::uint32_t> keys, std::span<std::uint32_t> values, bool with_values,
                  const SortOptions& options) {
     validate(keys.size(), values.size(), with_values, options);
+    if (options.device_count != nullptr) {
+      throw Error(ErrorKind::InvalidArgument,
+                  "SortOptions::device_count counts keys in device memory; these are on the host");
+    }
     const Algorithm algorithm = resolve(options.algorithm, keys.size());
     if (algorithm == Algorithm::Cpu) return sort_on_cpu(keys, values, options);
     device_keys.upload(keys, options.stream);
@@ -142,6 +147,19 @@ struct Sorter::Impl {
                    bool with_values, const SortOptions& options) {
     validate(keys.size, values.size, with_values, options);
     const Algorithm algorithm = resolve(options.algorithm, keys.size);
+    const bool trivial = keys.size <= 1 || options.begin_bit == options.end_bit;
+    if (options.device_count != nullptr && (algorithm != Algorithm::Onesweep || trivial)) {
+      // Only Onesweep takes its count on the device: read it back, and sort that many.
+      std::uint64_t counted = 0;
+      rsw::detail::copy_device_to_host(&counted, options.device_count, sizeof counted,
+                                       options.stream);
+      synchronize(options.stream);
+      const std::size_t count = std::min<std::uint64_t>(counted, keys.size);
+      SortOptions counted_options = options;
+      counted_options.device_count = nullptr;
+      return sort_device({keys.data, count}, {values.data, with_values ? count : 0}, with_values,
+                         counted_options);
+    }
     if (algorithm != Algorithm::Cpu) {
       return sort_on_gpu(algorithm, keys.data, with_values ? values.data : nullptr, keys.size,
                          options);

@@ -108,6 +108,19 @@ TEST(SortArguments, BadBitRangesAndSizesAreRejected) {
   EXPECT_EQ(keys, (std::vector<std::uint32_t>{3, 1, 2})) << "a rejected call sorts nothing";
 }
 
+TEST(SortArguments, HostKeysTakeNoDeviceCount) {
+  Sorter sorter;
+  std::vector<std::uint32_t> keys = {3, 1, 2};
+  const std::uint64_t count = 2;
+  try {
+    sorter.sort_keys(keys, {.algorithm = Algorithm::Cpu, .device_count = &count});
+    FAIL() << "a device count was taken for host keys";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument) << error.what();
+  }
+  EXPECT_EQ(keys, (std::vector<std::uint32_t>{3, 1, 2})) << "a rejected call sorts nothing";
+}
+
 TEST(SortArguments, AlgorithmsHaveNames) {
   for (Algorithm algorithm :
        {Algorithm::Auto, Algorithm::Cpu, Algorithm::FourWay, Algorithm::Onesweep}) {

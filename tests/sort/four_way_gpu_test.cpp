@@ -57,6 +57,11 @@ TEST(FourWayOptions, DeviceMemoryOnAStream) {
   test::check_on_a_stream(Algorithm::FourWay);
 }
 
+TEST(FourWayOptions, CountsInDeviceMemory) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  test::check_device_counts(Algorithm::FourWay);
+}
+
 TEST(FourWayOptions, BitRangesAndDescendingOrder) {
   RSW_REQUIRE_CUDA_DEVICE();
   test::check_bit_ranges_and_orders(Algorithm::FourWay, test::Memory::Device);

@@ -114,6 +114,18 @@ TEST(OnesweepOptions, BitRangesAndDescendingOrder) {
   test::check_bit_ranges_and_orders(Algorithm::Onesweep, test::Memory::Device);
 }
 
+TEST(OnesweepOptions, CountsInDeviceMemory) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  test::check_device_counts(Algorithm::Onesweep);
+  test::check_device_counts(Algorithm::Onesweep, true);  // the tile presort, launched for the room
+}
+
+// The CPU sort of device spans reads a device count back first.
+TEST(OnesweepOptions, CountsInDeviceMemoryForTheCpuSort) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  test::check_device_counts(Algorithm::Cpu);
+}
+
 // Keys one element past a 16-byte boundary: the histogram read cannot use vector loads.
 TEST(OnesweepOptions, UnalignedDeviceKeys) {
   RSW_REQUIRE_CUDA_DEVICE();

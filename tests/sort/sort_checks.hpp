@@ -138,6 +138,57 @@ inline void check_many_sizes(sort::Algorithm algorithm) {
   }
 }
 
+/// Sorts whose count lies in device memory (SortOptions::device_count), in spans of room for
+/// more: counts from none to past the room (which sorts the room), keys alone and with their
+/// indices, on a stream. The count is uploaded on that stream just before each sort, so only
+/// the device knows it when the sort is queued. Keys past the count must stay as they were.
+inline void check_device_counts(sort::Algorithm algorithm, bool nearly_sorted = false) {
+  sort::Sorter sorter;
+  Stream stream;
+  DeviceBuffer<std::uint64_t> device_count(1);
+  for (const std::size_t room : {std::size_t{3000}, std::size_t{300'007}}) {
+    for (const std::uint64_t count :
+         {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{2999},
+          std::uint64_t{4097}, std::uint64_t{65'521}, std::uint64_t{room - 1}, std::uint64_t{room},
+          std::uint64_t{room} + 5}) {
+      if (count > room + 5) continue;
+      for (const bool with_values : {false, true}) {
+        const std::uint32_t seed = fresh_seed();
+        SCOPED_TRACE("room " + std::to_string(room) + ", count " + std::to_string(count) +
+                     (with_values ? ", pairs" : ", keys") + ", seed " + std::to_string(seed));
+        const std::vector<std::uint32_t> keys = make_keys(
+            room, nearly_sorted ? KeyDistribution::NearlySorted : KeyDistribution::Uniform, seed);
+        const std::vector<std::uint32_t> values = make_indices(room);
+        const auto sorted = static_cast<std::ptrdiff_t>(std::min<std::uint64_t>(count, room));
+        std::vector<std::uint32_t> expected_keys(keys.begin(), keys.begin() + sorted);
+        std::vector<std::uint32_t> expected_values(values.begin(), values.begin() + sorted);
+        const sort::SortOptions options{.algorithm = algorithm,
+                                        .nearly_sorted = nearly_sorted,
+                                        .stream = stream.handle(),
+                                        .device_count = device_count.data()};
+        reference_sort(expected_keys, expected_values, options);
+        expected_keys.insert(expected_keys.end(), keys.begin() + sorted, keys.end());
+        expected_values.insert(expected_values.end(), values.begin() + sorted, values.end());
+
+        DeviceBuffer<std::uint32_t> device_keys(keys, stream.handle());
+        DeviceBuffer<std::uint32_t> device_values(values, stream.handle());
+        device_count.upload(std::span(&count, 1), stream.handle());
+        if (with_values) {
+          sorter.sort_pairs(device_keys.span(), device_values.span(), options);
+        } else {
+          sorter.sort_keys(device_keys.span(), options);
+        }
+        EXPECT_TRUE(same_sequence(expected_keys, device_keys.to_vector(stream.handle()), "keys"));
+        if (with_values) {
+          EXPECT_TRUE(
+              same_sequence(expected_values, device_values.to_vector(stream.handle()), "values"));
+        }
+        EXPECT_EQ(sorter.last_stats().count, static_cast<std::size_t>(sorted));
+      }
+    }
+  }
+}
+
 /// Test names of (size, distribution) parameters: "Uniform_4097".
 inline std::string size_and_distribution_name(
     const ::testing::TestParamInfo<std::tuple<std::size_t, KeyDistribution>>& info) {

@@ -162,7 +162,9 @@ class OnesweepSorter final : public GpuSorter {
     } else if (!trivial && !single_tile) {
       tuning_index = tuning_for(with_values, request.stream);
     }
-    pending_ = Pending{.count = request.count, .passes_total = passes_total};
+    pending_ = Pending{.count = request.count,
+                       .passes_total = passes_total,
+                       .counted_on_device = request.device_count != nullptr};
     if (trivial) return;
 
     const Tuning& tuning = kTunings[tuning_index];
@@ -170,18 +172,26 @@ class OnesweepSorter final : public GpuSorter {
     const std::uint32_t num_tiles = (count + tuning.tile() - 1) / tuning.tile();
     if (!single_tile) reserve(count, with_values);
     const int bits = request.end_bit - request.begin_bit;
-    upload({.keys = request.keys,
-            .values = request.values,
-            .alternate_keys = single_tile ? nullptr : alternate_keys_.data(),
-            .alternate_values = single_tile || !with_values ? nullptr : alternate_values_.data(),
-            .count = count,
-            .num_tiles = num_tiles,
-            .order_mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u,
-            .begin_bit = request.begin_bit,
-            .end_bit = request.end_bit,
-            .num_passes = passes_total,
-            .descending = request.descending ? 1 : 0},
-           request.stream);
+    const Problem problem{
+        .keys = request.keys,
+        .values = request.values,
+        .alternate_keys = single_tile ? nullptr : alternate_keys_.data(),
+        .alternate_values = single_tile || !with_values ? nullptr : alternate_values_.data(),
+        .count = count,
+        .num_tiles = num_tiles,
+        .order_mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u,
+        .begin_bit = request.begin_bit,
+        .end_bit = request.end_bit,
+        .num_passes = passes_total,
+        .descending = request.descending ? 1 : 0};
+    if (request.device_count != nullptr) {
+      store_counted_problem<<<1, 1, 0, request.stream>>>(
+          problem_.data(), problem, request.device_count, tuning.tile(), control_.data());
+      RSW_CUDA_CHECK_LAUNCH("storing the Onesweep sort's problem, counted on the device");
+      uploaded_problem_.reset();  // the device's count is not the host's
+    } else {
+      upload(problem, request.stream);
+    }
 
     report_.start(request.stream);
     const bool presort = request.nearly_sorted && !single_tile;
@@ -225,6 +235,7 @@ class OnesweepSorter final : public GpuSorter {
       return stats;
     }
     report_.read(stats, "Onesweep");
+    if (pending_.counted_on_device) stats.count = report_.word(offsetof(Control, count));
     stats.presorted = pending_.presorted;
     stats.block_threads =
         pending_.single_tile ? kSingleTileThreads : kTunings[pending_.tuning].threads;
@@ -246,6 +257,7 @@ class OnesweepSorter final : public GpuSorter {
   struct Pending {
     std::size_t count = 0;
     int passes_total = 0;
+    bool counted_on_device = false;  // count is the room; the sorted count is read back
     bool launched = false;
     bool presorted = false;
     bool single_tile = false;

@@ -14,6 +14,8 @@
 //   presort_tiles,      for nearly sorted input: tiles sorted in place, then the runs where
 //   presort_merge_halves  tiles meet merged, so that count_digits finds the keys sorted and
 //                       no pass runs
+//   store_counted_problem  the problem, its count read from the device (SortOptions::
+//                       device_count), so the host need not wait for the kernel that counted
 //
 // Index:
 //   [SECTION] Shapes and control blocks
@@ -39,7 +41,8 @@ inline constexpr int kBins = 1 << kRadixBits;
 inline constexpr int kMaxPasses = 32 / kRadixBits;
 inline constexpr int kWarpThreads = 32;
 
-/// The sort's buffers and shape, in device memory, written before a sort when they change.
+/// The sort's buffers and shape, in device memory, written before a sort when they change
+/// (count and num_tiles by store_counted_problem when the count is in device memory).
 struct Problem {
   std::uint32_t* keys;              // the caller's keys; the sorted keys end here
   std::uint32_t* values;            // the caller's values, or nullptr
@@ -85,6 +88,7 @@ struct Control {
   std::uint32_t unsorted;           // the order check found two keys out of order
   std::uint32_t next_sequence;      // kept across sorts: table tags are never reused early
   std::uint32_t passes_run;
+  std::uint32_t count;       // keys sorted, when the count came from the device
   std::uint32_t early_exit;  // the input was found sorted: nothing moved
   std::uint32_t copy_back;   // an odd number of passes ran: the result is in the alternate
 };
@@ -857,6 +861,7 @@ __global__ void __launch_bounds__(kSingleTileThreads) presort_tiles(const Proble
   __shared__ typename SingleTileShape<kWithValues>::Shared shared;
   Problem tile = *problem_in;
   const std::uint32_t begin = blockIdx.x * kSingleTileKeys;
+  if (begin >= tile.count) return;  // launched for the room; fewer keys were counted
   tile.keys += begin;
   if constexpr (kWithValues) tile.values += begin;
   tile.count = min(tile.count - begin, kSingleTileKeys);
@@ -935,6 +940,18 @@ __global__ void __launch_bounds__(kSingleTileThreads)
     problem.keys[begin + i] = keys[i];
     if constexpr (kWithValues) problem.values[begin + i] = values[i];
   }
+}
+
+/// One thread: stores `problem` with its count read from *count, at most problem.count (the
+/// room the sort was launched for), its tiles of `tile_keys` to match, and notes the count in
+/// the control block for the sort's statistics.
+__global__ void store_counted_problem(Problem* to, Problem problem, const std::uint64_t* count,
+                                      std::uint32_t tile_keys, Control* control) {
+  const std::uint64_t counted = *count;
+  if (counted < problem.count) problem.count = static_cast<std::uint32_t>(counted);
+  problem.num_tiles = (problem.count + tile_keys - 1) / tile_keys;
+  *to = problem;
+  control->count = problem.count;
 }
 
 }  // namespace rsw::sort::detail::onesweep

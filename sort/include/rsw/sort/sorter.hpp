@@ -53,6 +53,12 @@ struct SortOptions {
   /// passes as usual. Other algorithms ignore the hint. The result is the same either way.
   bool nearly_sorted = false;
   StreamHandle stream = nullptr;  ///< GPU sorts run on this stream (nullptr: default stream)
+  /// Device sorts only: the number of keys to sort is the 64-bit word here in device memory,
+  /// as work queued before the sort on `stream` leaves it, and the spans are room for the keys:
+  /// at most their size are sorted, and those past the count are left as they are. Onesweep
+  /// reads the count on the device, so the host need not wait for the work that counts the
+  /// keys; FourWay and Cpu read it back first (a wait). SortStats::count is the keys sorted.
+  const std::uint64_t* device_count = nullptr;
 };
 
 /// What the last sort did.
