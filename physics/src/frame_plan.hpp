@@ -139,6 +139,13 @@ struct FramePlan {
 
 /// At most this many cells along a grid axis.
 inline constexpr std::uint32_t kMaxCellsPerAxis = 2048;
+/// Bits enough for every cell id of a frame of `boxes` boxes, before it is planned: plan_grid
+/// makes at most kMaxCellsPerAxis^2 cells, and no more than the valid boxes.
+constexpr int max_cell_bits(std::uint64_t boxes) {
+  const std::uint64_t most = std::uint64_t{kMaxCellsPerAxis} * kMaxCellsPerAxis;
+  const std::uint64_t cells = boxes < most ? boxes : most;
+  return cells > 1 ? static_cast<int>(std::bit_width(cells - 1)) : 0;
+}
 /// Cell size in mean box extents: larger cells list fewer boxes twice, smaller ones sweep
 /// shorter lists.
 inline constexpr double kMeanSizesPerCell = 2.0;

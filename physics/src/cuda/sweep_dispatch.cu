@@ -1,10 +1,10 @@
-// The CUDA backend: launches sweep_kernels.cuh's frame on one stream. The host waits twice
-// per frame: once for the number of cell listings (the cell sort needs its size) and the
-// plan, once for the pair count. Another wait follows when some runs were too long for
-// sweep_cells (the rest of them is then tested), and another when the pair buffer, sized from
-// the last frame, was too small: it grows to the exact count and the tests run again. The
-// listings' buffers are sized before they are counted, too: when they were too small they
-// grow to the count and gather_boxes runs again, before the cell sort.
+// The CUDA backend: launches sweep_kernels.cuh's frame on one stream. The host waits once per
+// frame, for the counts (listings, pairs, long runs) and the plan, after the sweep: the cell
+// sort and the kernels after it read the number of listings on the device. Another wait
+// follows when some runs were too long for sweep_cells (the rest of them is then tested), and
+// another when a buffer sized from the frames before was too small: the listings' (they grow
+// to the count and all from gather_boxes runs again) or the pairs' (it grows to the count and
+// the tests run again).
 #include <cuda_runtime.h>
 
 #include <thrust/iterator/transform_iterator.h>
@@ -68,18 +68,13 @@ class CudaSweep final : public SweepBackend {
         RSW_CUDA_CHECK_LAUNCH("launching iota");
       }
     }
-    const kernels::FrameCounters frame = plan_and_sort(boxes, count, request, stream);
+    sort_boxes(boxes, count, request, stream);
+    const kernels::FrameCounters frame =
+        find_pairs(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
     if (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject) {
       throw Error(ErrorKind::InvalidArgument, describe_box(boxes, frame.summary.first_invalid));
     }
     const FramePlan plan = frame.plan;
-    const bool cells = request.mode == SweepMode::Cells && plan.grid.cells() > 1;
-    if (frame.listings > kernels::kMaxListings) {
-      throw too_many_listings(frame.listings);
-    }
-    listing_count_ = static_cast<std::uint32_t>(frame.listings);
-    list_in_cells(plan.grid, cells, request.sort, stream);
-    find_pairs(boxes, cells, stream);
     if (request.sorted_pairs) sort_pairs(count, stream);
 
     profiler_.end_frame();
@@ -194,21 +189,20 @@ class CudaSweep final : public SweepBackend {
     return view;
   }
 
-  // Summary and plan, keys in last frame's order, the sort, the sorted records and their
-  // listings; then the first wait, and gather_boxes again if the listings did not fit.
-  // Returns the frame's counters as read back.
-  kernels::FrameCounters plan_and_sort(const kernels::BoxView& boxes, std::uint32_t count,
-                                       const FrameRequest& request, StreamHandle stream) {
+  // Summary and plan, keys in last frame's order and the sort, whose sorted boxes become
+  // order_, this frame's order. The host does not wait.
+  void sort_boxes(const kernels::BoxView& boxes, std::uint32_t count, const FrameRequest& request,
+                  StreamHandle stream) {
     kernels::FrameCounters* frame = frame_.data();
     const auto tiles = static_cast<int>(blocks_for(count));
-    kernels::ListingTiles listing_tiles;
     {
       auto timer = timed("keys", stream);
       packed_.resize_discarding(count);
       // Launched for no boxes too: its last block plans the frame and resets the counters.
-      const unsigned int blocks = std::clamp(blocks_for(count), 1u, 4u * multiprocessors_);
-      kernels::summarize_boxes<<<blocks, kThreads, 0, stream>>>(boxes, count, frame, packed_.data(),
-                                                                request.axis, request.mode);
+      const auto summarize = kernels::summarize_boxes;
+      const unsigned int blocks = std::clamp(blocks_for(count), 1u, resident_blocks(summarize));
+      summarize<<<blocks, kThreads, 0, stream>>>(boxes, count, frame, packed_.data(), request.axis,
+                                                 request.mode);
       RSW_CUDA_CHECK_LAUNCH("launching summarize_boxes");
       keys_.resize_discarding(count);
       key_boxes_.resize_discarding(count);
@@ -216,11 +210,11 @@ class CudaSweep final : public SweepBackend {
       RSW_CUDA_CHECK(kernels::ListingTiles::AllocationSize(tiles, tile_bytes),
                      "sizing the listing scan's tile states");
       listing_tiles_.resize_discarding(tile_bytes);
-      RSW_CUDA_CHECK(listing_tiles.Init(tiles, listing_tiles_.data(), tile_bytes),
+      RSW_CUDA_CHECK(listing_scan_.Init(tiles, listing_tiles_.data(), tile_bytes),
                      "placing the listing scan's tile states");
       if (count > 0) {
         kernels::stage_keys<<<blocks_for(count), kThreads, 0, stream>>>(
-            boxes, order_.data(), count, frame, keys_.data(), key_boxes_.data(), listing_tiles,
+            boxes, order_.data(), count, frame, keys_.data(), key_boxes_.data(), listing_scan_,
             tiles);
         RSW_CUDA_CHECK_LAUNCH("launching stage_keys");
       }
@@ -231,71 +225,49 @@ class CudaSweep final : public SweepBackend {
           keys_.span(), key_boxes_.span(),
           {.algorithm = request.sort, .nearly_sorted = order_carried_, .stream = stream});
     }
+    std::swap(order_, key_boxes_);
+  }
+
+  // The listings (gather_boxes), their cell sort and records (list_in_cells), the sweep into
+  // the pair buffer, and the frame's wait. The listings' and pairs' buffers are sized from the
+  // frames before; when the listings did not fit, the buffers grow to the count and all from
+  // gather_boxes runs again. Then, if some runs were long, the rest of them (sweep extents,
+  // their scan, the candidate tests) and another wait; and if the pair buffer overflowed, the
+  // tests again into one of the counted size. Returns the frame's counters as read back.
+  kernels::FrameCounters find_pairs(const kernels::BoxView& boxes, std::uint32_t count, bool cells,
+                                    sort::Algorithm sort_algorithm, StreamHandle stream) {
     // Room for the listings: as many as the buffers held, and at first three a box (a box
-    // about half a cell wide is listed in 2.25 cells on average).
-    const std::size_t room = std::max(
-        listing_cells_.capacity(), std::size_t{request.mode == SweepMode::Cells ? 3u : 1u} * count);
-    listing_cells_.resize_discarding(room);
-    listing_boxes_.resize_discarding(room);
-    sorted_.resize_discarding(count);
-    const auto gather = [&] {
-      if (count == 0) return;
-      auto timer = timed("sweep", stream);
-      kernels::gather_boxes<<<tiles, kThreads, 0, stream>>>(
-          packed_.data(), key_boxes_.data(), count, frame, sorted_.data(), listing_tiles,
-          {listing_cells_.data(), listing_boxes_.data(), listing_cells_.size()});
-      RSW_CUDA_CHECK_LAUNCH("launching gather_boxes");
-    };
-    gather();
-    const kernels::FrameCounters counters = read_frame(stream);
-    if (counters.listings > room && counters.listings <= kernels::kMaxListings) {
-      listing_cells_.resize_discarding(counters.listings);
-      listing_boxes_.resize_discarding(counters.listings);
-      kernels::
-          ready_listing_tiles<<<blocks_for(static_cast<std::size_t>(tiles)), kThreads, 0, stream>>>(
-              listing_tiles, tiles);
-      RSW_CUDA_CHECK_LAUNCH("launching ready_listing_tiles");
-      gather();
-    }
-    std::swap(order_, key_boxes_);  // the sorted boxes are this frame's order
-    return counters;
-  }
-
-  // The (cell, box) listings in cell order with minimum order inside each cell (gather_boxes
-  // lists them in sorted order, and the cell sort is stable), and their records gathered in
-  // that order. Axis sweep: one cell, no cell sort.
-  void list_in_cells(const CellGrid& grid, bool cells, sort::Algorithm sort_algorithm,
-                     StreamHandle stream) {
-    const std::uint32_t listings = listing_count_;
-    listing_cells_.resize_discarding(listings);
-    listing_boxes_.resize_discarding(listings);
-    listing_records_.resize_discarding(listings);
-    if (listings == 0) return;
-    if (cells) {
-      auto timer = timed("sort", stream);
-      cell_sorter_.sort_pairs(
-          listing_cells_.span(), listing_boxes_.span(),
-          {.algorithm = sort_algorithm, .end_bit = grid.cell_bits(), .stream = stream});
-    }
-    auto timer = timed("sweep", stream);
-    kernels::gather_listings<<<blocks_for(listings), kThreads, 0, stream>>>(
-        sorted_.data(), listing_cells_.data(), listing_boxes_.data(), listings, grid,
-        listing_records_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
-  }
-
-  // The sweep into the pair buffer and the second wait; then, if some runs were long, the
-  // rest of them (sweep extents, their scan, the candidate tests) and another wait; and if the
-  // buffer overflowed, the tests again into one of the counted size.
-  void find_pairs(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
-    kernels::FrameCounters* frame = frame_.data();
-    // Room for as many pairs as the last frame found, and some: in a steady scene the
-    // append never overflows.
+    // about half a cell wide is listed in 2.25 cells on average); for pairs, as many as the
+    // buffer held, and at first four a listing of the last frame or a box.
+    std::size_t room = std::min<std::size_t>(
+        std::max(listing_cells_.capacity(), std::size_t{cells ? 3u : 1u} * count),
+        kernels::kMaxListings);
     pairs_.resize_discarding(
-        std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{listing_count_}));
-    long_listings_.resize_discarding(listing_count_);
-    sweep(boxes, cells, long_listings_.data(), stream);
-    const kernels::FrameCounters* counters = &read_frame(stream);
+        std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{std::max(listing_count_, count)}));
+    const kernels::FrameCounters* counters = nullptr;
+    for (bool again = false;; again = true) {
+      listing_cells_.resize_discarding(room);
+      listing_boxes_.resize_discarding(room);
+      listing_records_.resize_discarding(room);
+      long_listings_.resize_discarding(room);
+      if (again) {  // the frame's counts from gather_boxes on start afresh
+        const int tiles = static_cast<int>(blocks_for(count));
+        kernels::ready_listing_tiles<<<blocks_for(static_cast<std::size_t>(tiles)), kThreads, 0,
+                                       stream>>>(listing_scan_, tiles);
+        RSW_CUDA_CHECK_LAUNCH("launching ready_listing_tiles");
+        zero_sweep_counts(true, stream);
+      }
+      if (count > 0) {
+        list_boxes(count, stream);
+        list_in_cells(cells, count, sort_algorithm, stream);
+        sweep(boxes, cells, long_listings_.data(), stream);
+      }
+      counters = &read_frame(stream);
+      if (counters->listings > kernels::kMaxListings) throw too_many_listings(counters->listings);
+      if (counters->listings <= room) break;
+      room = counters->listings;
+    }
+    listing_count_ = static_cast<std::uint32_t>(counters->listings);
     long_count_ = static_cast<std::uint32_t>(counters->long_runs);
     if (long_count_ > 0) {
       count_long_runs(stream);
@@ -304,31 +276,74 @@ class CudaSweep final : public SweepBackend {
     }
     if (counters->pairs > pairs_.size()) {
       pairs_.resize_discarding(counters->pairs);
-      // Counted again by the second sweep, which leaves the list of long runs as it is.
-      static_assert(offsetof(kernels::FrameCounters, pairs) ==
-                        offsetof(kernels::FrameCounters, candidates) + sizeof(unsigned long long),
-                    "the sweep's counters lie together");
-      rsw::detail::fill_bytes_zero(&frame->candidates, 2 * sizeof(unsigned long long), stream);
+      zero_sweep_counts(false, stream);  // the list of long runs stays as it is
       sweep(boxes, cells, nullptr, stream);
       if (long_count_ > 0) test_long_runs(boxes, cells, stream);
       counters = &read_frame(stream);
     }
     pair_count_ = counters->pairs;
     candidate_count_ = counters->candidates + (long_count_ > 0 ? counters->long_candidates : 0);
+    return *counters;
+  }
+
+  // The sorted boxes' records and their listings, numbered in sorted order, into room for as
+  // many as the listing buffers hold.
+  void list_boxes(std::uint32_t count, StreamHandle stream) {
+    auto timer = timed("sweep", stream);
+    sorted_.resize_discarding(count);
+    kernels::gather_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
+        packed_.data(), order_.data(), count, frame_.data(), sorted_.data(), listing_scan_,
+        {listing_cells_.data(), listing_boxes_.data(), listing_cells_.size()});
+    RSW_CUDA_CHECK_LAUNCH("launching gather_boxes");
+  }
+
+  // The (cell, box) listings in cell order with minimum order inside each cell (gather_boxes
+  // lists them in sorted order, and the cell sort is stable), and their records gathered in
+  // that order. Axis sweep: one cell, no cell sort. Their number stays on the device: the
+  // cell sort and gather_listings read it there, so the room is what the host sizes them by,
+  // and the cell ids' bits are bounded by the boxes' number rather than by the plan.
+  void list_in_cells(bool cells, std::uint32_t boxes, sort::Algorithm sort_algorithm,
+                     StreamHandle stream) {
+    const auto room = static_cast<std::uint32_t>(listing_cells_.size());
+    if (cells) {
+      auto timer = timed("sort", stream);
+      cell_sorter_.sort_pairs(listing_cells_.span(), listing_boxes_.span(),
+                              {.algorithm = sort_algorithm,
+                               .end_bit = max_cell_bits(boxes),
+                               .stream = stream,
+                               .device_count = &frame_.data()->listings});
+    }
+    auto timer = timed("sweep", stream);
+    kernels::gather_listings<<<blocks_for(room), kThreads, 0, stream>>>(
+        sorted_.data(), listing_cells_.data(), listing_boxes_.data(), frame_.data(), room,
+        listing_records_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
+  }
+
+  // Zeroes the sweep's counts of candidates and pairs (and of long runs, when `long_runs`),
+  // for running it again.
+  void zero_sweep_counts(bool long_runs, StreamHandle stream) {
+    static_assert(
+        offsetof(kernels::FrameCounters, pairs) ==
+                offsetof(kernels::FrameCounters, candidates) + sizeof(unsigned long long) &&
+            offsetof(kernels::FrameCounters, long_runs) ==
+                offsetof(kernels::FrameCounters, pairs) + sizeof(unsigned long long),
+        "the sweep's counts lie together");
+    rsw::detail::fill_bytes_zero(&frame_.data()->candidates,
+                                 (long_runs ? 3 : 2) * sizeof(unsigned long long), stream);
   }
 
   // sweep_cells, the variant for the mode and filter bits; long runs listed in
   // `long_listings` unless it is null.
   void sweep(const kernels::BoxView& boxes, bool cells, std::uint32_t* long_listings,
              StreamHandle stream) {
-    if (listing_count_ == 0) return;
     auto timer = timed("filter", stream);
     for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
       const auto kernel =
           kernels::sweep_cells<decltype(cells_mode)::value, decltype(filter_bits)::value>;
       kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
-          listing_records_.data(), listing_count_, boxes, frame_.data(), pairs_.data(),
-          pairs_.size(), long_listings);
+          listing_records_.data(), static_cast<std::uint32_t>(listing_records_.size()), boxes,
+          frame_.data(), pairs_.data(), pairs_.size(), long_listings);
       RSW_CUDA_CHECK_LAUNCH("launching sweep_cells");
     });
   }
@@ -479,7 +494,8 @@ class CudaSweep final : public SweepBackend {
   DeviceBuffer<std::uint32_t> key_boxes_;  // the sort's values: each key's box
   DeviceBuffer<kernels::SweepRecord> sorted_;
   // Listings.
-  DeviceBuffer<std::uint8_t> listing_tiles_;  // gather_boxes' scan
+  DeviceBuffer<std::uint8_t> listing_tiles_;  // gather_boxes' scan: its tile states
+  kernels::ListingTiles listing_scan_;        // placed in listing_tiles_
   DeviceBuffer<std::uint32_t> listing_cells_;
   DeviceBuffer<std::uint32_t> listing_boxes_;
   DeviceBuffer<kernels::SweepRecord> listing_records_;
