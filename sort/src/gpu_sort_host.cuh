@@ -41,6 +41,12 @@ void store_on_device(T* to, const T& value, StreamHandle stream, const char* wha
   RSW_CUDA_CHECK_LAUNCH(what);
 }
 
+/// The bits of a key that take part in the order, after >> begin_bit (a sort's problem).
+inline constexpr std::uint32_t order_mask_of(int begin_bit, int end_bit) {
+  const int bits = end_bit - begin_bit;
+  return bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
+}
+
 /// An owned cudaGraph_t, to be instantiated.
 class Graph {
  public:

@@ -123,7 +123,6 @@ class FourWaySorter final : public GpuSorter {
     const std::uint32_t num_tiles = (count + tuning.tile() - 1) / tuning.tile();
     reserve(count, num_tiles, with_values);
 
-    const int bits = request.end_bit - request.begin_bit;
     const Problem problem{
         .keys = request.keys,
         .values = request.values,
@@ -133,7 +132,7 @@ class FourWaySorter final : public GpuSorter {
         .tile_offsets = tile_offsets_.data(),
         .count = count,
         .num_tiles = num_tiles,
-        .order_mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u,
+        .order_mask = order_mask_of(request.begin_bit, request.end_bit),
         .begin_bit = request.begin_bit,
         .end_bit = request.end_bit,
         .num_passes = passes_total,

@@ -171,7 +171,6 @@ class OnesweepSorter final : public GpuSorter {
     const auto count = static_cast<std::uint32_t>(request.count);
     const std::uint32_t num_tiles = (count + tuning.tile() - 1) / tuning.tile();
     if (!single_tile) reserve(count, with_values);
-    const int bits = request.end_bit - request.begin_bit;
     const Problem problem{
         .keys = request.keys,
         .values = request.values,
@@ -179,7 +178,7 @@ class OnesweepSorter final : public GpuSorter {
         .alternate_values = single_tile || !with_values ? nullptr : alternate_values_.data(),
         .count = count,
         .num_tiles = num_tiles,
-        .order_mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u,
+        .order_mask = order_mask_of(request.begin_bit, request.end_bit),
         .begin_bit = request.begin_bit,
         .end_bit = request.end_bit,
         .num_passes = passes_total,
