@@ -186,6 +186,38 @@ TEST(OnesweepStats, DisorderAtOneEndOfASortedInput) {
   }
 }
 
+// One pair out of order in distinct sorted keys, at each kind of place the histogram read's
+// order check compares across: inside a thread's four keys, between lanes, between a warp's
+// loads, between warps, between chunks and at the end; with the keys 16-byte aligned (vector
+// loads) and one key past it (scalar loads). The inversion must be found and sorted away.
+TEST(OnesweepStats, OneInversionIsFoundWhereverItIs) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  constexpr std::size_t kCount = 100'003;
+  const std::uint32_t seed = test::fresh_seed();
+  std::vector<std::uint32_t> sorted(kCount + 1);
+  for (std::size_t i = 0; i < sorted.size(); ++i)
+    sorted[i] = static_cast<std::uint32_t>(3 * i + seed % 3);
+  for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+    for (std::size_t at :
+         {std::size_t{1}, std::size_t{3}, std::size_t{127}, std::size_t{511}, std::size_t{4095},
+          std::size_t{5 * 4096 + 3 * 512 + 128 + 4 * 31 + 3}, kCount - 513, kCount - 2}) {
+      SCOPED_TRACE("keys " + std::to_string(at) + " and " + std::to_string(at + 1) +
+                   " swapped, offset " + std::to_string(offset));
+      std::vector<std::uint32_t> original = sorted;
+      std::swap(original[offset + at], original[offset + at + 1]);
+      DeviceBuffer<std::uint32_t> keys(original);
+      sorter.sort_keys(DeviceSpan<std::uint32_t>{keys.data() + offset, kCount}, kOnesweep);
+      const SortStats stats = sorter.last_stats();
+      EXPECT_FALSE(stats.early_exit);
+      std::vector<std::uint32_t> got = keys.to_vector();
+      EXPECT_TRUE(std::equal(got.begin() + static_cast<std::ptrdiff_t>(offset),
+                             got.begin() + static_cast<std::ptrdiff_t>(offset + kCount),
+                             sorted.begin() + static_cast<std::ptrdiff_t>(offset)));
+    }
+  }
+}
+
 TEST(OnesweepStats, PassesWithOneDigitAreSkipped) {
   RSW_REQUIRE_CUDA_DEVICE();
   Sorter sorter;
