@@ -616,6 +616,7 @@ __global__ void __launch_bounds__(kCountThreads, kCountBlocksPerMultiprocessor)
   std::uint32_t checked = 0;  // this block's leading chunks that were only checked
   bool counting = false;
   while (chunk < problem.count) {
+    // `|`, not `||`: both checks run in every lane, since they shuffle within the warp.
     const bool disorder = chunk_out_of_order(problem, chunk, aligned, order_key) |
                           chunk_out_of_order(problem, chunk + stride, aligned, order_key);
     const bool known = threadIdx.x == 0 && __ldcg(&control->unsorted) != 0;
