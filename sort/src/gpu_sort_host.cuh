@@ -229,6 +229,7 @@ class CalibrationTable {
 /// What a launched sort reports: its time between two events and the words from passes_run to
 /// early_exit of its device control block (either sort's Control has both). finish() queues
 /// their copy into pinned memory at the end of the sort (by a kernel: copy_small_by_kernel),
+/// or the sort's last kernel writes them there itself (kernel_words(), then finish_written()),
 /// so reading the stats afterwards costs no copy and no wait of its own: a frame loop reads
 /// them every frame.
 template <class Control>
@@ -257,6 +258,13 @@ class SortReport {
                                   kBytes, stream);
     RSW_CUDA_CHECK(cudaEventRecord(stop_, stream), "recording a sort's end");
   }
+  /// After the sort's last kernel, which wrote the words to kernel_words() itself.
+  void finish_written(StreamHandle stream) {
+    RSW_CUDA_CHECK(cudaEventRecord(stop_, stream), "recording a sort's end");
+  }
+  /// Where a kernel writes the words (page-locked memory, laid out as Control from passes_run
+  /// to early_exit); valid after the first start().
+  std::uint32_t* kernel_words() { return reinterpret_cast<std::uint32_t*>(words_.data()); }
   /// Waits for finish()'s event and completes `stats`.
   void read(SortStats& stats, const std::string& sort_name) const {
     RSW_CUDA_CHECK(cudaEventSynchronize(stop_), "waiting for the " + sort_name + " sort");

@@ -198,7 +198,7 @@ class OnesweepSorter final : public GpuSorter {
     if (single_tile) {
       (with_values ? sort_single_tile<true>
                    : sort_single_tile<false>)<<<1, kSingleTileThreads, 0, request.stream>>>(
-          problem_.data(), control_.data());
+          problem_.data(), control_.data(), report_.kernel_words());
       RSW_CUDA_CHECK_LAUNCH("launching the single-tile Onesweep sort");
     } else {
       const LaunchMode mode = launch_mode();
@@ -217,7 +217,7 @@ class OnesweepSorter final : public GpuSorter {
         launch_on_stream(shape, request.stream);
       }
     }
-    report_.finish(control_.data(), request.stream);
+    report_.finish_written(request.stream);  // the last kernel wrote the report
     pending_.launched = true;
     pending_.presorted = presort;
     pending_.single_tile = single_tile;
@@ -310,7 +310,8 @@ class OnesweepSorter final : public GpuSorter {
                                          tuning.shared_bytes(shape.with_values), stream>>>(
           problem_.data(), control_.data(), table_.data(), pass);
     }
-    copy_back<<<copy_blocks(), kCopyThreads, 0, stream>>>(problem_.data(), control_.data());
+    copy_back<<<copy_blocks(), kCopyThreads, 0, stream>>>(problem_.data(), control_.data(),
+                                                          report_.kernel_words());
     RSW_CUDA_CHECK_LAUNCH("launching the Onesweep sort's kernels");
   }
 
@@ -338,7 +339,8 @@ class OnesweepSorter final : public GpuSorter {
   }
 
   // count_digits -> recount_digits -> pass 0 -> ... -> copy back; with conditions, each
-  // pass and the copy sit in an if-node that the planning block sets.
+  // pass sits in an if-node that the planning block sets. The copy back always runs: it
+  // writes the sort's report.
   Graph build_graph(const GraphShape& shape) {
     const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
@@ -348,7 +350,6 @@ class OnesweepSorter final : public GpuSorter {
     if (shape.conditional) {
       for (int pass = 0; pass < shape.num_passes; ++pass)
         conditions.pass[pass] = make_condition(graph.get(), 0, 0);
-      conditions.copy_back = make_condition(graph.get(), 0, 0);
       conditions.in_graph = 1;
     }
     cudaGraphNode_t previous =
@@ -356,27 +357,22 @@ class OnesweepSorter final : public GpuSorter {
                    kCountThreads, 0, problem, control, conditions);
     previous = add_kernel(graph.get(), previous, recount_kernel(shape.num_passes),
                           shape.count_blocks, kCountThreads, 0, problem, control, conditions);
-    // Adds `kernel` after `previous`, inside an if-node on `condition` when conditional.
-    const auto add_step = [&](cudaGraphConditionalHandle condition, auto kernel,
-                              unsigned int blocks, unsigned int threads, unsigned int shared_bytes,
-                              auto... arguments) {
+    for (int pass = 0; pass < shape.num_passes; ++pass) {
+      const PassKernel kernel = tuning.kernel(shape.with_values);
+      const unsigned int shared_bytes = tuning.shared_bytes(shape.with_values);
       if (!shape.conditional) {
-        previous =
-            add_kernel(graph.get(), previous, kernel, blocks, threads, shared_bytes, arguments...);
-        return;
+        previous = add_kernel(graph.get(), previous, kernel, shape.pass_blocks, tuning.threads,
+                              shared_bytes, problem, control, table_.data(), pass);
+        continue;
       }
       const auto [node, body] =
-          add_conditional(graph.get(), previous, condition, cudaGraphCondTypeIf);
-      add_kernel(body, nullptr, kernel, blocks, threads, shared_bytes, arguments...);
+          add_conditional(graph.get(), previous, conditions.pass[pass], cudaGraphCondTypeIf);
+      add_kernel(body, nullptr, kernel, shape.pass_blocks, tuning.threads, shared_bytes, problem,
+                 control, table_.data(), pass);
       previous = node;
-    };
-    for (int pass = 0; pass < shape.num_passes; ++pass) {
-      add_step(conditions.pass[pass], tuning.kernel(shape.with_values), shape.pass_blocks,
-               tuning.threads, tuning.shared_bytes(shape.with_values), problem, control,
-               table_.data(), pass);
     }
-    add_step(conditions.copy_back, copy_back, copy_blocks(), kCopyThreads, 0, problem,
-             static_cast<const Control*>(control));
+    add_kernel(graph.get(), previous, copy_back, copy_blocks(), kCopyThreads, 0, problem,
+               static_cast<const Control*>(control), report_.kernel_words());
     return graph;
   }
 
