@@ -424,6 +424,24 @@ TEST_P(OnesweepLaunch, EveryLaunchModeSortsAndSkips) {
       EXPECT_EQ(stats.passes_run, 2);
     }
   }
+  // Three passes, so the sort ends with a copy back: by the last pass's kernel once its tiles
+  // are in place (a 24-bit sort), or by a skipped last pass (keys below 2^24, all 32 bits).
+  const std::uint32_t seed = test::fresh_seed();
+  std::vector<std::uint32_t> keys = test::make_keys(200'003, KeyDistribution::Uniform, seed);
+  SortOptions low_24_bits = kOnesweep;
+  low_24_bits.end_bit = 24;
+  EXPECT_EQ(
+      test::check_sort(sorter, keys, true, low_24_bits, test::Memory::Device, seed).passes_run, 3);
+  for (std::uint32_t& key : keys)
+    key &= 0x00FF'FFFFu;
+  EXPECT_EQ(test::check_sort(sorter, keys, true, kOnesweep, test::Memory::Device, seed).passes_run,
+            3);
+  // Sorted but for its last two keys: the histogram read's blocks finish before the disorder
+  // is known, so the chunks they only checked are counted afterwards (recount_digits).
+  std::vector<std::uint32_t> almost = test::make_keys(1 << 20, KeyDistribution::Sorted, seed);
+  std::swap(almost[almost.size() - 2], almost[almost.size() - 1]);
+  EXPECT_FALSE(
+      test::check_sort(sorter, almost, true, kOnesweep, test::Memory::Device, seed).early_exit);
   ::unsetenv("RSW_ONESWEEP_LAUNCH");
 }
 

@@ -33,7 +33,7 @@ namespace {
 // Threads per block and keys per thread of the pass kernel: larger tiles write longer runs
 // per digit (better coalescing) but keep fewer blocks resident to hide the look-back. The
 // best differs by GPU and by keys vs pairs; calibrate() times them once per device and mode.
-using PassKernel = void (*)(const Problem*, Control*, std::uint64_t*, int);
+using PassKernel = void (*)(const Problem*, Control*, std::uint64_t*, int, std::uint32_t*);
 
 struct Tuning {
   int threads;
@@ -41,6 +41,8 @@ struct Tuning {
   int min_blocks;  // blocks per multiprocessor the register budget is set for
   PassKernel pass_keys;
   PassKernel pass_pairs;
+  PassKernel last_pass_keys;  // the sort's last kernel: finishes it
+  PassKernel last_pass_pairs;
   unsigned int shared_keys;  // dynamic shared memory of each
   unsigned int shared_pairs;
 
@@ -48,7 +50,10 @@ struct Tuning {
   std::string name() const {
     return std::to_string(threads) + "x" + std::to_string(items) + "/" + std::to_string(min_blocks);
   }
-  PassKernel kernel(bool with_values) const { return with_values ? pass_pairs : pass_keys; }
+  PassKernel kernel(bool with_values, bool last = false) const {
+    if (last) return with_values ? last_pass_pairs : last_pass_keys;
+    return with_values ? pass_pairs : pass_keys;
+  }
   unsigned int shared_bytes(bool with_values) const {
     return with_values ? shared_pairs : shared_keys;
   }
@@ -59,8 +64,10 @@ constexpr Tuning make_tuning() {
   return {kThreads,
           kItems,
           kMinBlocks,
-          onesweep_pass<kThreads, kItems, kMinBlocks, false>,
-          onesweep_pass<kThreads, kItems, kMinBlocks, true>,
+          onesweep_pass<kThreads, kItems, kMinBlocks, false, false>,
+          onesweep_pass<kThreads, kItems, kMinBlocks, true, false>,
+          onesweep_pass<kThreads, kItems, kMinBlocks, false, true>,
+          onesweep_pass<kThreads, kItems, kMinBlocks, true, true>,
           sizeof(typename PassShape<kThreads, kItems, false>::Shared),
           sizeof(typename PassShape<kThreads, kItems, true>::Shared)};
 }
@@ -306,12 +313,12 @@ class OnesweepSorter final : public GpuSorter {
     recount_kernel(shape.num_passes)<<<shape.count_blocks, kCountThreads, 0, stream>>>(
         problem_.data(), control_.data(), {});
     for (int pass = 0; pass < shape.num_passes; ++pass) {
-      tuning.kernel(shape.with_values)<<<shape.pass_blocks, tuning.threads,
-                                         tuning.shared_bytes(shape.with_values), stream>>>(
-          problem_.data(), control_.data(), table_.data(), pass);
+      const bool last = pass == shape.num_passes - 1;  // it finishes the sort
+      tuning.kernel(shape.with_values, last)<<<shape.pass_blocks, tuning.threads,
+                                               tuning.shared_bytes(shape.with_values), stream>>>(
+          problem_.data(), control_.data(), table_.data(), pass,
+          last ? report_.kernel_words() : nullptr);
     }
-    copy_back<<<copy_blocks(), kCopyThreads, 0, stream>>>(problem_.data(), control_.data(),
-                                                          report_.kernel_words());
     RSW_CUDA_CHECK_LAUNCH("launching the Onesweep sort's kernels");
   }
 
@@ -323,10 +330,12 @@ class OnesweepSorter final : public GpuSorter {
     const auto found = resident_.find(kernel);
     if (found != resident_.end()) return found->second;
     const int shared_bytes = static_cast<int>(tuning.shared_bytes(with_values));
-    RSW_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
-        "allowing the Onesweep pass kernel " + std::to_string(shared_bytes) +
-            " bytes of shared memory");
+    for (const PassKernel variant : {kernel, tuning.kernel(with_values, true)}) {
+      RSW_CUDA_CHECK(
+          cudaFuncSetAttribute(variant, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
+          "allowing the Onesweep pass kernel " + std::to_string(shared_bytes) +
+              " bytes of shared memory");
+    }
     int per_multiprocessor = 0;
     RSW_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, tuning.threads,
@@ -338,9 +347,9 @@ class OnesweepSorter final : public GpuSorter {
     return blocks;
   }
 
-  // count_digits -> recount_digits -> pass 0 -> ... -> copy back; with conditions, each
-  // pass sits in an if-node that the planning block sets. The copy back always runs: it
-  // writes the sort's report.
+  // count_digits -> recount_digits -> pass 0 -> ..., the last pass finishing the sort. With
+  // conditions, each pass sits in an if-node that the planning block sets, and a copy_back
+  // node, which always runs, finishes the sort.
   Graph build_graph(const GraphShape& shape) {
     const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
@@ -358,21 +367,24 @@ class OnesweepSorter final : public GpuSorter {
     previous = add_kernel(graph.get(), previous, recount_kernel(shape.num_passes),
                           shape.count_blocks, kCountThreads, 0, problem, control, conditions);
     for (int pass = 0; pass < shape.num_passes; ++pass) {
-      const PassKernel kernel = tuning.kernel(shape.with_values);
       const unsigned int shared_bytes = tuning.shared_bytes(shape.with_values);
       if (!shape.conditional) {
+        const PassKernel kernel = tuning.kernel(shape.with_values, pass == shape.num_passes - 1);
+        std::uint32_t* report = pass == shape.num_passes - 1 ? report_.kernel_words() : nullptr;
         previous = add_kernel(graph.get(), previous, kernel, shape.pass_blocks, tuning.threads,
-                              shared_bytes, problem, control, table_.data(), pass);
+                              shared_bytes, problem, control, table_.data(), pass, report);
         continue;
       }
       const auto [node, body] =
           add_conditional(graph.get(), previous, conditions.pass[pass], cudaGraphCondTypeIf);
-      add_kernel(body, nullptr, kernel, shape.pass_blocks, tuning.threads, shared_bytes, problem,
-                 control, table_.data(), pass);
+      add_kernel(body, nullptr, tuning.kernel(shape.with_values), shape.pass_blocks, tuning.threads,
+                 shared_bytes, problem, control, table_.data(), pass, nullptr);
       previous = node;
     }
-    add_kernel(graph.get(), previous, copy_back, copy_blocks(), kCopyThreads, 0, problem,
-               static_cast<const Control*>(control), report_.kernel_words());
+    if (shape.conditional) {
+      add_kernel(graph.get(), previous, copy_back, copy_blocks(), kCopyThreads, 0, problem,
+                 static_cast<const Control*>(control), report_.kernel_words());
+    }
     return graph;
   }
 

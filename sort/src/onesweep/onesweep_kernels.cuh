@@ -9,8 +9,9 @@
 //                       count_digits checked but did not count
 //   onesweep_pass       one pass: load a tile, rank it (warp multi-split), decoupled look-back
 //                       through the circular table, scatter through shared memory
-//   copy_back           the sort's last kernel: its report, and after an odd number of passes
-//                       the alternate buffer back to the caller's
+//   copy_back           where the passes sit in if-nodes, the sort's last kernel: its report,
+//                       and after an odd number of passes the alternate buffer back to the
+//                       caller's (otherwise the last pass's kernel does both)
 //   sort_single_tile    the whole sort in one block, for small n
 //   presort_tiles,      for nearly sorted input: tiles sorted in place, then the runs where
 //   presort_merge_halves  tiles meet merged, so that count_digits finds the keys sorted and
@@ -72,6 +73,8 @@ struct PassControl {
   std::uint32_t sequence_base;   // sequence number of the pass's tile 0 (names its table slots)
   std::uint32_t next_tile;       // tile index handed to the next block that starts
   std::uint32_t tail;            // tiles [0, tail) have finished their look-back
+  std::uint32_t tiles_done;      // tiles whose keys are in place (counted only where the
+                                 // pass's kernel copies back after it: onesweep_pass)
   std::uint32_t group_done[kTailGroups];  // finished tiles per tail group, a ring
 };
 
@@ -461,6 +464,7 @@ __device__ __forceinline__ void plan_passes(const Problem& problem, Control* con
       pass_control.sequence_base = sequence;
       pass_control.next_tile = 0;
       pass_control.tail = 0;
+      pass_control.tiles_done = 0;
       if (conditions.in_graph) cudaGraphSetConditional(conditions.pass[pass], run ? 1u : 0u);
     }
     if (run) {
@@ -674,6 +678,34 @@ __global__ void __launch_bounds__(kCountThreads)
 }
 
 // [SECTION] One pass
+// The sort's last kernel (the last pass's, or copy_back where passes sit in if-nodes) also
+// finishes the sort: its report, and the copy back after an odd number of passes.
+
+/// Where Control's word at `offset` (passes_run to early_exit) goes in the sort's report.
+__device__ __forceinline__ std::uint32_t& report_word(std::uint32_t* report, std::size_t offset) {
+  return report[(offset - offsetof(Control, passes_run)) / sizeof(std::uint32_t)];
+}
+
+/// One thread: the sort's report (SortReport's words: Control from passes_run to early_exit),
+/// written into page-locked memory by the sort's last kernel, so that no kernel of its own
+/// copies it (that kernel and the gap before it took 3.3 us in a trace).
+__device__ __forceinline__ void write_report(const Control* control, std::uint32_t* report) {
+  report_word(report, offsetof(Control, passes_run)) = control->passes_run;
+  report_word(report, offsetof(Control, count)) = control->count;
+  report_word(report, offsetof(Control, early_exit)) = control->early_exit;
+}
+
+/// After an odd number of passes: the sorted keys (and values) from the alternate buffers back
+/// to the caller's, this block's share. Read from L2: the last pass may have written them in
+/// this kernel, from other multiprocessors.
+__device__ __forceinline__ void copy_back_share(const Problem& problem) {
+  const std::uint32_t stride = gridDim.x * blockDim.x;
+  for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < problem.count; i += stride) {
+    problem.keys[i] = __ldcg(&problem.alternate_keys[i]);
+    if (problem.values != nullptr) problem.values[i] = __ldcg(&problem.alternate_values[i]);
+  }
+}
+
 // A block takes the next tile index (so tiles start in index order and a tile's predecessors
 // are running or done: the look-back cannot deadlock), loads its keys warp-striped, ranks
 // them, publishes its digit counts to the table, looks back for the counts of the tiles before
@@ -805,62 +837,73 @@ struct PassAgent {
 
 /// A pass. Its shared memory (Shape::Shared, over 48 KiB for pairs) is dynamic: the launch
 /// passes sizeof(Shared) and the host raises the kernel's limit once.
-template <int kThreads, int kItems, int kMinBlocks, bool kWithValues>
+///
+/// kFinishes: the sort's last kernel, which finishes the sort (one graph node less than a
+/// copy_back kernel after it: 2^24 sorted keys 0.0495 -> 0.0481 ms on an H100). It writes
+/// `report`; after an odd number of passes each block, out of tiles, waits until every tile of
+/// the pass has its keys in place, then copies its share back. That wait cannot deadlock: every
+/// tile was taken by a running block, and no tile waits on a block that is out of tiles. A
+/// template flag, not a runtime one: with the finishing code in every pass's kernel, 2^24
+/// pairs took 0.667 ms against 0.657.
+template <int kThreads, int kItems, int kMinBlocks, bool kWithValues, bool kFinishes>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-    onesweep_pass(const Problem* problem_in, Control* control, std::uint64_t* table, int pass) {
+    onesweep_pass(const Problem* problem_in, Control* control, std::uint64_t* table, int pass,
+                  std::uint32_t* report) {
   using Agent = PassAgent<kThreads, kItems, kWithValues>;
   extern __shared__ __align__(16) unsigned char pass_shared_bytes[];
   auto& shared = *reinterpret_cast<typename Agent::Shape::Shared*>(pass_shared_bytes);
   PassControl& pass_control = control->passes[pass];
-  if (pass_control.run == 0) return;  // a skipped pass: its few resident blocks return at once
+  constexpr bool finishes = kFinishes;
+  const bool copies_back = finishes && control->copy_back != 0;
+  if (pass_control.run == 0) {  // a skipped pass: its few resident blocks return at once
+    if (!finishes) return;
+    if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
+    if (copies_back) copy_back_share(*problem_in);  // an earlier kernel ran the last pass
+    return;
+  }
 
   // Persistent blocks take tiles until none is left. Tiles are handed out in index order to
   // running blocks only, so a tile's predecessors are being worked on or done.
   const Problem problem = *problem_in;
-  for (;;) {
+  for (bool after_tile = false;; after_tile = true) {
     if (threadIdx.x == 0) shared.tile = atomicAdd(&pass_control.next_tile, 1u);
     for (int i = threadIdx.x; i < Agent::Shape::kWarps * kBins; i += kThreads)
       shared.warp_counts[i / kBins][i % kBins] = 0;
     __syncthreads();  // also: the last tile's scatter has read shared memory
+    if (copies_back && after_tile && threadIdx.x == 0) {
+      __threadfence();  // the last tile's keys are in place (the barrier): count it after them
+      atomicAdd(&pass_control.tiles_done, 1u);
+    }
     Agent agent{shared, problem, control, table, pass, shared.tile};
-    if (agent.tile >= problem.num_tiles) return;
+    if (agent.tile >= problem.num_tiles) break;
     if ((agent.tile + 1) * Agent::Shape::kTileKeys <= problem.count) {
       agent.template run<true>();
     } else {
       agent.template run<false>();
     }
   }
+  if (!finishes) return;
+  if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
+  if (!copies_back) return;
+  if (threadIdx.x == 0) {
+    cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> done(pass_control.tiles_done);
+    while (done.load(cuda::memory_order_acquire) < problem.num_tiles) {
+    }
+  }
+  __syncthreads();
+  copy_back_share(problem);
 }
 
 // [SECTION] Copy back and the single-tile sort
 inline constexpr int kCopyThreads = 256;
 
-/// Where Control's word at `offset` (passes_run to early_exit) goes in the sort's report.
-__device__ __forceinline__ std::uint32_t& report_word(std::uint32_t* report, std::size_t offset) {
-  return report[(offset - offsetof(Control, passes_run)) / sizeof(std::uint32_t)];
-}
-
-/// One thread: the sort's report (SortReport's words: Control from passes_run to early_exit),
-/// written into page-locked memory by the sort's last kernel, so that no kernel of its own
-/// copies it (that kernel and the gap before it took 3.3 us in a trace).
-__device__ __forceinline__ void write_report(const Control* control, std::uint32_t* report) {
-  report_word(report, offsetof(Control, passes_run)) = control->passes_run;
-  report_word(report, offsetof(Control, count)) = control->count;
-  report_word(report, offsetof(Control, early_exit)) = control->early_exit;
-}
-
-/// The sort's last kernel: its report, and after an odd number of passes the sorted keys (and
-/// values) from the alternate buffers back to the caller's.
+/// The sort's last kernel where the passes sit in if-nodes (which may not launch the last
+/// pass): the report, and the copy back after an odd number of passes.
 __global__ void __launch_bounds__(kCopyThreads)
     copy_back(const Problem* problem_in, const Control* control, std::uint32_t* report) {
   if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
   if (control->copy_back == 0) return;  // an even number of passes ran (or none)
-  const Problem problem = *problem_in;
-  const std::uint32_t stride = gridDim.x * kCopyThreads;
-  for (std::uint32_t i = blockIdx.x * kCopyThreads + threadIdx.x; i < problem.count; i += stride) {
-    problem.keys[i] = problem.alternate_keys[i];
-    if (problem.values != nullptr) problem.values[i] = problem.alternate_values[i];
-  }
+  copy_back_share(*problem_in);
 }
 
 inline constexpr int kSingleTileThreads = 256;
