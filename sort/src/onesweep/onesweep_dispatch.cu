@@ -1,8 +1,8 @@
 // Host side of the Onesweep sort: temp storage (the 2 MiB circular look-back table and a
 // control block, constant in n, plus the alternate key/value buffers), the calibrated tuning,
-// and the launch: one CUDA graph of the histogram read and the passes, which read the plan
-// the histogram kernel left in device memory, so the host never waits; or, for small n, a
-// single block. (A graph whose passes sit in if-nodes is kept as an option: slower here.)
+// and the launch: one CUDA graph of three kernels (the histogram read, its recount, and the
+// passes, which read the plan the histogram kernel left in device memory, so the host never
+// waits); or, for small n, a single block.
 //
 // Index:
 //   [SECTION] Tunings and calibration
@@ -33,16 +33,14 @@ namespace {
 // Threads per block and keys per thread of the pass kernel: larger tiles write longer runs
 // per digit (better coalescing) but keep fewer blocks resident to hide the look-back. The
 // best differs by GPU and by keys vs pairs; calibrate() times them once per device and mode.
-using PassKernel = void (*)(const Problem*, Control*, std::uint64_t*, int, std::uint32_t*);
+using PassKernel = void (*)(const Problem*, Control*, std::uint64_t*, std::uint32_t*);
 
 struct Tuning {
   int threads;
   int items;
   int min_blocks;  // blocks per multiprocessor the register budget is set for
-  PassKernel pass_keys;
-  PassKernel pass_pairs;
-  PassKernel last_pass_keys;  // the sort's last kernel: finishes it
-  PassKernel last_pass_pairs;
+  PassKernel passes_keys;
+  PassKernel passes_pairs;
   unsigned int shared_keys;  // dynamic shared memory of each
   unsigned int shared_pairs;
 
@@ -50,10 +48,7 @@ struct Tuning {
   std::string name() const {
     return std::to_string(threads) + "x" + std::to_string(items) + "/" + std::to_string(min_blocks);
   }
-  PassKernel kernel(bool with_values, bool last = false) const {
-    if (last) return with_values ? last_pass_pairs : last_pass_keys;
-    return with_values ? pass_pairs : pass_keys;
-  }
+  PassKernel kernel(bool with_values) const { return with_values ? passes_pairs : passes_keys; }
   unsigned int shared_bytes(bool with_values) const {
     return with_values ? shared_pairs : shared_keys;
   }
@@ -64,10 +59,8 @@ constexpr Tuning make_tuning() {
   return {kThreads,
           kItems,
           kMinBlocks,
-          onesweep_pass<kThreads, kItems, kMinBlocks, false, false>,
-          onesweep_pass<kThreads, kItems, kMinBlocks, true, false>,
-          onesweep_pass<kThreads, kItems, kMinBlocks, false, true>,
-          onesweep_pass<kThreads, kItems, kMinBlocks, true, true>,
+          onesweep_passes<kThreads, kItems, kMinBlocks, false>,
+          onesweep_passes<kThreads, kItems, kMinBlocks, true>,
           sizeof(typename PassShape<kThreads, kItems, false>::Shared),
           sizeof(typename PassShape<kThreads, kItems, true>::Shared)};
 }
@@ -94,22 +87,20 @@ std::optional<std::size_t> forced_tuning() {
               std::string("RSW_ONESWEEP_TUNING=") + setting + " names no tuning");
 }
 
-/// How a sort's kernels are launched. Graph: one graph of plain kernel nodes; a kernel with
-/// nothing to do returns at once. ConditionalGraph: passes in if-nodes that count_digits sets,
-/// so unneeded passes are not launched at all. Stream: plain launches on the stream.
-enum class LaunchMode { Stream, Graph, ConditionalGraph };
+/// How a sort's three kernels are launched. Graph: one graph of kernel nodes. Stream: plain
+/// launches on the stream.
+enum class LaunchMode { Stream, Graph };
 
-// RSW_ONESWEEP_LAUNCH=stream|graph|conditional overrides the default (for measurements).
+// RSW_ONESWEEP_LAUNCH=stream|graph overrides the default (for measurements).
 LaunchMode launch_mode() {
   const char* setting = std::getenv("RSW_ONESWEEP_LAUNCH");
   if (setting == nullptr || std::string(setting) == "graph") return LaunchMode::Graph;
   if (std::string(setting) == "stream") return LaunchMode::Stream;
-  if (std::string(setting) == "conditional") return LaunchMode::ConditionalGraph;
   throw Error(ErrorKind::InvalidArgument,
-              std::string("RSW_ONESWEEP_LAUNCH=") + setting + " (stream, graph, conditional)");
+              std::string("RSW_ONESWEEP_LAUNCH=") + setting + " (stream, graph)");
 }
 
-using CountKernel = void (*)(const Problem*, Control*, Conditions);
+using CountKernel = void (*)(const Problem*, Control*);
 
 /// The upfront histogram kernel for `passes` passes (1 to 4).
 CountKernel count_kernel(int passes) {
@@ -133,7 +124,6 @@ struct GraphShape {
   std::uint32_t pass_blocks;  // persistent blocks of a pass: at most what is resident
   unsigned int count_blocks;
   int num_passes;
-  bool conditional;
   bool operator==(const GraphShape&) const = default;
 };
 
@@ -209,13 +199,10 @@ class OnesweepSorter final : public GpuSorter {
       RSW_CUDA_CHECK_LAUNCH("launching the single-tile Onesweep sort");
     } else {
       const LaunchMode mode = launch_mode();
-      const GraphShape shape{tuning_index,
-                             with_values,
+      const GraphShape shape{tuning_index, with_values,
                              std::min(num_tiles, resident_blocks(tuning, with_values)),
-                             count_blocks(count),
-                             passes_total,
-                             mode == LaunchMode::ConditionalGraph};
-      if (mode != LaunchMode::Stream) {
+                             count_blocks(count), passes_total};
+      if (mode == LaunchMode::Graph) {
         const cudaGraphExec_t graph =
             graphs_.get(shape, [this](const GraphShape& wanted) { return build_graph(wanted); });
         RSW_CUDA_CHECK(cudaGraphLaunch(graph, request.stream),
@@ -309,20 +296,14 @@ class OnesweepSorter final : public GpuSorter {
   void launch_on_stream(const GraphShape& shape, StreamHandle stream) {
     const Tuning& tuning = kTunings[shape.tuning];
     count_kernel(shape.num_passes)<<<shape.count_blocks, kCountThreads, 0, stream>>>(
-        problem_.data(), control_.data(), {});
+        problem_.data(), control_.data());
     recount_kernel(shape.num_passes)<<<shape.count_blocks, kCountThreads, 0, stream>>>(
-        problem_.data(), control_.data(), {});
-    for (int pass = 0; pass < shape.num_passes; ++pass) {
-      const bool last = pass == shape.num_passes - 1;  // it finishes the sort
-      tuning.kernel(shape.with_values, last)<<<shape.pass_blocks, tuning.threads,
-                                               tuning.shared_bytes(shape.with_values), stream>>>(
-          problem_.data(), control_.data(), table_.data(), pass,
-          last ? report_.kernel_words() : nullptr);
-    }
+        problem_.data(), control_.data());
+    tuning.kernel(shape.with_values)<<<shape.pass_blocks, tuning.threads,
+                                       tuning.shared_bytes(shape.with_values), stream>>>(
+        problem_.data(), control_.data(), table_.data(), report_.kernel_words());
     RSW_CUDA_CHECK_LAUNCH("launching the Onesweep sort's kernels");
   }
-
-  unsigned int copy_blocks() const { return static_cast<unsigned int>(multiprocessors_) * 2u; }
 
   // Blocks of a tuning's pass kernel that fit on the device at once (its persistent grid).
   std::uint32_t resident_blocks(const Tuning& tuning, bool with_values) {
@@ -330,12 +311,10 @@ class OnesweepSorter final : public GpuSorter {
     const auto found = resident_.find(kernel);
     if (found != resident_.end()) return found->second;
     const int shared_bytes = static_cast<int>(tuning.shared_bytes(with_values));
-    for (const PassKernel variant : {kernel, tuning.kernel(with_values, true)}) {
-      RSW_CUDA_CHECK(
-          cudaFuncSetAttribute(variant, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
-          "allowing the Onesweep pass kernel " + std::to_string(shared_bytes) +
-              " bytes of shared memory");
-    }
+    RSW_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
+        "allowing the Onesweep pass kernel " + std::to_string(shared_bytes) +
+            " bytes of shared memory");
     int per_multiprocessor = 0;
     RSW_CUDA_CHECK(
         cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, tuning.threads,
@@ -347,44 +326,19 @@ class OnesweepSorter final : public GpuSorter {
     return blocks;
   }
 
-  // count_digits -> recount_digits -> pass 0 -> ..., the last pass finishing the sort. With
-  // conditions, each pass sits in an if-node that the planning block sets, and a copy_back
-  // node, which always runs, finishes the sort.
+  // count_digits -> recount_digits -> onesweep_passes.
   Graph build_graph(const GraphShape& shape) {
     const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
     Control* control = control_.data();
     Graph graph;
-    Conditions conditions{};
-    if (shape.conditional) {
-      for (int pass = 0; pass < shape.num_passes; ++pass)
-        conditions.pass[pass] = make_condition(graph.get(), 0, 0);
-      conditions.in_graph = 1;
-    }
-    cudaGraphNode_t previous =
-        add_kernel(graph.get(), nullptr, count_kernel(shape.num_passes), shape.count_blocks,
-                   kCountThreads, 0, problem, control, conditions);
+    cudaGraphNode_t previous = add_kernel(graph.get(), nullptr, count_kernel(shape.num_passes),
+                                          shape.count_blocks, kCountThreads, 0, problem, control);
     previous = add_kernel(graph.get(), previous, recount_kernel(shape.num_passes),
-                          shape.count_blocks, kCountThreads, 0, problem, control, conditions);
-    for (int pass = 0; pass < shape.num_passes; ++pass) {
-      const unsigned int shared_bytes = tuning.shared_bytes(shape.with_values);
-      if (!shape.conditional) {
-        const PassKernel kernel = tuning.kernel(shape.with_values, pass == shape.num_passes - 1);
-        std::uint32_t* report = pass == shape.num_passes - 1 ? report_.kernel_words() : nullptr;
-        previous = add_kernel(graph.get(), previous, kernel, shape.pass_blocks, tuning.threads,
-                              shared_bytes, problem, control, table_.data(), pass, report);
-        continue;
-      }
-      const auto [node, body] =
-          add_conditional(graph.get(), previous, conditions.pass[pass], cudaGraphCondTypeIf);
-      add_kernel(body, nullptr, tuning.kernel(shape.with_values), shape.pass_blocks, tuning.threads,
-                 shared_bytes, problem, control, table_.data(), pass, nullptr);
-      previous = node;
-    }
-    if (shape.conditional) {
-      add_kernel(graph.get(), previous, copy_back, copy_blocks(), kCopyThreads, 0, problem,
-                 static_cast<const Control*>(control), report_.kernel_words());
-    }
+                          shape.count_blocks, kCountThreads, 0, problem, control);
+    add_kernel(graph.get(), previous, tuning.kernel(shape.with_values), shape.pass_blocks,
+               tuning.threads, tuning.shared_bytes(shape.with_values), problem, control,
+               table_.data(), report_.kernel_words());
     return graph;
   }
 

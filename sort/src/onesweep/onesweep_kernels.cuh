@@ -7,11 +7,11 @@
 //                       (which run, which buffer each reads, where each tile's entries go)
 //   recount_digits      only for a sorted input with disorder near its end: the chunks that
 //                       count_digits checked but did not count
-//   onesweep_pass       one pass: load a tile, rank it (warp multi-split), decoupled look-back
-//                       through the circular table, scatter through shared memory
-//   copy_back           where the passes sit in if-nodes, the sort's last kernel: its report,
+//   onesweep_passes     every pass that runs, one after another in one persistent kernel: load
+//                       a tile, rank it (warp multi-split), decoupled look-back through the
+//                       circular table, scatter through shared memory; then the sort's report,
 //                       and after an odd number of passes the alternate buffer back to the
-//                       caller's (otherwise the last pass's kernel does both)
+//                       caller's
 //   sort_single_tile    the whole sort in one block, for small n
 //   presort_tiles,      for nearly sorted input: tiles sorted in place, then the runs where
 //   presort_merge_halves  tiles meet merged, so that count_digits finds the keys sorted and
@@ -24,8 +24,8 @@
 //   [SECTION] Circular look-back table
 //   [SECTION] Ranking (warp multi-split)
 //   [SECTION] Upfront histograms, order check and plan
-//   [SECTION] One pass
-//   [SECTION] Copy back and the single-tile sort
+//   [SECTION] The passes
+//   [SECTION] The single-tile sort
 #pragma once
 
 #include <cuda_runtime.h>
@@ -68,13 +68,9 @@ inline constexpr std::uint32_t kTailGroups = kTableTiles / kTailGroupTiles;  // 
 
 /// One pass's state, planned by count_digits and advanced by the pass's tiles.
 struct PassControl {
-  std::uint32_t run;             // 1: the pass moves data; 0: skipped (sorted or one digit)
   std::uint32_t from_alternate;  // 1: reads the alternate buffers and writes the caller's
   std::uint32_t sequence_base;   // sequence number of the pass's tile 0 (names its table slots)
-  std::uint32_t next_tile;       // tile index handed to the next block that starts
-  std::uint32_t tail;            // tiles [0, tail) have finished their look-back
-  std::uint32_t tiles_done;      // tiles whose keys are in place (counted only where the
-                                 // pass's kernel copies back after it: onesweep_pass)
+  std::uint32_t tail;  // tiles [0, tail) are done: looked back and written (num_tiles: the pass)
   std::uint32_t group_done[kTailGroups];  // finished tiles per tail group, a ring
 };
 
@@ -96,12 +92,8 @@ struct Control {
   std::uint32_t count;       // keys sorted, when the count came from the device
   std::uint32_t early_exit;  // the input was found sorted: nothing moved
   std::uint32_t copy_back;   // an odd number of passes ran: the result is in the alternate
-};
-
-/// The conditions of the sort graph's if-nodes, set by count_digits' last block.
-struct Conditions {
-  cudaGraphConditionalHandle pass[kMaxPasses];
-  int in_graph;  // 0: no if-nodes; the kernels read Control and return when not needed
+  std::uint32_t pass_order[kMaxPasses];  // the passes that run (passes_run of them), in order
+  std::uint32_t next_work;  // next tile of onesweep_passes, counted through the passes that run
 };
 
 /// The 8-bit digit of `key` in one pass, flipped for a descending sort (mask - d == mask ^ d).
@@ -222,14 +214,23 @@ __device__ __forceinline__ std::uint32_t look_back_windowed(const std::uint64_t*
 
 /// Thread 0 of tile `tile`: waits until the tile's slot is no longer read by anyone.
 __device__ __forceinline__ void wait_for_slot(PassControl& pass, std::uint32_t tile) {
-  if (tile < kTableTiles) return;  // the slot's last owner ran in an earlier launch
+  if (tile < kTableTiles) return;  // the slot's last owner is of an earlier pass: done
   const std::uint32_t needed = tile - kTableTiles + kLookbackLimit + 1;
   cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(pass.tail);
   while (tail.load(cuda::memory_order_acquire) < needed) {
   }
 }
 
-/// Thread 0 of tile `tile`, after the whole block finished its look-back: counts the tile in
+/// Thread 0 of one block: waits until every tile of `pass` is done (the pass's writes are
+/// visible to the block after a barrier).
+__device__ __forceinline__ void wait_for_pass(PassControl& pass, std::uint32_t num_tiles) {
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(pass.tail);
+  while (tail.load(cuda::memory_order_acquire) < num_tiles) {
+    __nanosleep(100);
+  }
+}
+
+/// Thread 0 of tile `tile`, after the whole block finished its tile (a barrier): counts it in
 /// its tail group; the group's last tile moves the tail past the group once the groups before
 /// it have moved it to the group's start.
 __device__ __forceinline__ void advance_tail(PassControl& pass, std::uint32_t tile,
@@ -425,8 +426,7 @@ __device__ __forceinline__ void count_keys(const DigitOf (&digit_of)[kPasses],
 /// which passes run (not when the input is sorted, nor when one digit holds every key), which
 /// buffers they read and which sequence numbers they take, and resets what the next sort needs
 /// zero.
-__device__ __forceinline__ void plan_passes(const Problem& problem, Control* control,
-                                            const Conditions& conditions) {
+__device__ __forceinline__ void plan_passes(const Problem& problem, Control* control) {
   using Scan = cub::BlockScan<std::uint32_t, kCountThreads>;
   __shared__ typename Scan::TempStorage scan_storage;
   const int digit = threadIdx.x;
@@ -459,13 +459,10 @@ __device__ __forceinline__ void plan_passes(const Problem& problem, Control* con
     PassControl& pass_control = control->passes[pass];
     if (digit < static_cast<int>(kTailGroups)) pass_control.group_done[digit] = 0;
     if (digit == 0) {
-      pass_control.run = run ? 1u : 0u;
       pass_control.from_alternate = passes_run % 2;
       pass_control.sequence_base = sequence;
-      pass_control.next_tile = 0;
       pass_control.tail = 0;
-      pass_control.tiles_done = 0;
-      if (conditions.in_graph) cudaGraphSetConditional(conditions.pass[pass], run ? 1u : 0u);
+      if (run) control->pass_order[passes_run] = static_cast<std::uint32_t>(pass);
     }
     if (run) {
       sequence = (sequence + problem.num_tiles) & kTagMask;
@@ -477,6 +474,7 @@ __device__ __forceinline__ void plan_passes(const Problem& problem, Control* con
     control->passes_run = passes_run;
     control->early_exit = unsorted ? 0u : 1u;
     control->copy_back = passes_run % 2;
+    control->next_work = 0;
     control->unsorted = 0;
     control->count_blocks_done = 0;
     control->blocks_skipping = 0;
@@ -534,7 +532,6 @@ __device__ __forceinline__ void count_chunk(const Problem& problem, std::uint32_
 /// the last block to finish plans, unless (count_digits only) skipped chunks must be counted.
 template <int kPasses>
 __device__ __forceinline__ void finish_counting(const Problem& problem, Control* control,
-                                                const Conditions& conditions,
                                                 const std::uint32_t* histograms,
                                                 bool may_need_recount) {
   for (int i = threadIdx.x; i < kPasses * kBins; i += kCountThreads) {
@@ -556,7 +553,7 @@ __device__ __forceinline__ void finish_counting(const Problem& problem, Control*
     }
     return;
   }
-  plan_passes(problem, control, conditions);
+  plan_passes(problem, control);
 }
 
 /// How each block of the histogram kernels starts: its shared histograms of kPasses digits
@@ -612,7 +609,7 @@ __device__ __forceinline__ bool chunk_out_of_order(const Problem& problem, std::
 /// count the rest without checking. A sorted input never leaves the first phase.
 template <int kPasses>
 __global__ void __launch_bounds__(kCountThreads, kCountBlocksPerMultiprocessor)
-    count_digits(const Problem* problem_in, Control* control, Conditions conditions) {
+    count_digits(const Problem* problem_in, Control* control) {
   __shared__ std::uint32_t histograms[kPasses * kBins];
   const Problem problem = *problem_in;
   DigitOf digit_of[kPasses];
@@ -654,7 +651,7 @@ __global__ void __launch_bounds__(kCountThreads, kCountBlocksPerMultiprocessor)
     if (checked != 0) atomicAdd(&control->blocks_skipping, 1u);
   }
   __syncthreads();
-  finish_counting<kPasses>(problem, control, conditions, histograms, true);
+  finish_counting<kPasses>(problem, control, histograms, true);
 }
 
 /// Only when disorder turned up after some block of count_digits had finished without
@@ -662,7 +659,7 @@ __global__ void __launch_bounds__(kCountThreads, kCountBlocksPerMultiprocessor)
 /// skipped, then plans. Otherwise it returns at once.
 template <int kPasses>
 __global__ void __launch_bounds__(kCountThreads)
-    recount_digits(const Problem* problem_in, Control* control, Conditions conditions) {
+    recount_digits(const Problem* problem_in, Control* control) {
   if (control->recount == 0) return;
   __shared__ std::uint32_t histograms[kPasses * kBins];
   const Problem problem = *problem_in;
@@ -674,12 +671,12 @@ __global__ void __launch_bounds__(kCountThreads)
     count_chunk(problem, (blockIdx.x + k * gridDim.x) * kCountChunk, aligned, digit_of, histograms);
   }
   __syncthreads();
-  finish_counting<kPasses>(problem, control, conditions, histograms, false);
+  finish_counting<kPasses>(problem, control, histograms, false);
 }
 
-// [SECTION] One pass
-// The sort's last kernel (the last pass's, or copy_back where passes sit in if-nodes) also
-// finishes the sort: its report, and the copy back after an odd number of passes.
+// [SECTION] The passes
+// One persistent kernel runs every pass that runs, then finishes the sort: its report, and the
+// copy back after an odd number of passes.
 
 /// Where Control's word at `offset` (passes_run to early_exit) goes in the sort's report.
 __device__ __forceinline__ std::uint32_t& report_word(std::uint32_t* report, std::size_t offset) {
@@ -687,7 +684,7 @@ __device__ __forceinline__ std::uint32_t& report_word(std::uint32_t* report, std
 }
 
 /// One thread: the sort's report (SortReport's words: Control from passes_run to early_exit),
-/// written into page-locked memory by the sort's last kernel, so that no kernel of its own
+/// written into page-locked memory by onesweep_passes, so that no kernel of its own
 /// copies it (that kernel and the gap before it took 3.3 us in a trace).
 __device__ __forceinline__ void write_report(const Control* control, std::uint32_t* report) {
   report_word(report, offsetof(Control, passes_run)) = control->passes_run;
@@ -696,9 +693,16 @@ __device__ __forceinline__ void write_report(const Control* control, std::uint32
 }
 
 /// After an odd number of passes: the sorted keys (and values) from the alternate buffers back
-/// to the caller's, this block's share. Read from L2: the last pass may have written them in
-/// this kernel, from other multiprocessors.
-__device__ __forceinline__ void copy_back_share(const Problem& problem) {
+/// to the caller's, this block's share, once the last pass is done. Read from L2: that pass
+/// wrote them in this kernel, from other multiprocessors. Not inlined: its code in the passes'
+/// kernel would cost their loop registers (with the copy back inlined in every pass's kernel,
+/// 2^24 pairs took 0.667 ms against 0.657 on an H100), and it runs at most once a sort.
+__device__ __noinline__ void copy_back_share(const Problem* problem_in, Control* control) {
+  const Problem& problem = *problem_in;
+  if (threadIdx.x == 0) {
+    wait_for_pass(control->passes[control->pass_order[control->passes_run - 1]], problem.num_tiles);
+  }
+  __syncthreads();
   const std::uint32_t stride = gridDim.x * blockDim.x;
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < problem.count; i += stride) {
     problem.keys[i] = __ldcg(&problem.alternate_keys[i]);
@@ -706,8 +710,8 @@ __device__ __forceinline__ void copy_back_share(const Problem& problem) {
   }
 }
 
-// A block takes the next tile index (so tiles start in index order and a tile's predecessors
-// are running or done: the look-back cannot deadlock), loads its keys warp-striped, ranks
+// A block takes the next tile (so tiles start in index order and a tile's predecessors are
+// running or done: the look-back cannot deadlock), loads its keys warp-striped, ranks
 // them, publishes its digit counts to the table, looks back for the counts of the tiles before
 // it, publishes its inclusive prefix, then writes its keys in digit order into shared memory
 // and from there to their places: consecutive threads write consecutive places within a digit.
@@ -727,6 +731,7 @@ struct PassShape {
     typename Scan::TempStorage scan;
     std::uint32_t tile_base[kBins];  // global place of the sorted tile's position 0, per digit
     std::uint32_t tile;
+    std::uint32_t order;  // onesweep_passes: the tile's pass, as an index of Control::pass_order
   };
 };
 
@@ -830,82 +835,65 @@ struct PassAgent {
       }
     }
 
-    // Every thread of the block finished its look-back before the last barrier.
+    // The tail covers the whole tile, its writes too: the next pass waits for it.
+    __syncthreads();
     if (threadIdx.x == 0) advance_tail(pass_control, tile, problem.num_tiles);
   }
 };
 
-/// A pass. Its shared memory (Shape::Shared, over 48 KiB for pairs) is dynamic: the launch
-/// passes sizeof(Shared) and the host raises the kernel's limit once.
+/// Every pass that runs (Control::pass_order), in one persistent kernel, then the end of the
+/// sort: `report`, and after an odd number of passes the copy back. Blocks take tiles from one
+/// counter through the passes in order; a block whose next tile is of the next pass waits
+/// until the pass before is done (its tail at num_tiles). Neither that wait nor the copy
+/// back's can deadlock: every tile of the pass waited on was taken by a running block, and no
+/// tile waits on a later one. A pass that does not run takes no launch and no tile, and a
+/// sorted input ends here at once. Against a kernel a pass (graph launches, H100): sorted 2^24
+/// keys 0.0484 -> 0.0439 ms, 2^16 keys 0.0514 -> 0.0495 and pairs 0.0546 -> 0.0490; 2^24
+/// uniform keys 0.4366 -> 0.4412 (1% slower), pairs the same.
 ///
-/// kFinishes: the sort's last kernel, which finishes the sort (one graph node less than a
-/// copy_back kernel after it: 2^24 sorted keys 0.0495 -> 0.0481 ms on an H100). It writes
-/// `report`; after an odd number of passes each block, out of tiles, waits until every tile of
-/// the pass has its keys in place, then copies its share back. That wait cannot deadlock: every
-/// tile was taken by a running block, and no tile waits on a block that is out of tiles. A
-/// template flag, not a runtime one: with the finishing code in every pass's kernel, 2^24
-/// pairs took 0.667 ms against 0.657.
-template <int kThreads, int kItems, int kMinBlocks, bool kWithValues, bool kFinishes>
+/// Its shared memory (Shape::Shared, over 48 KiB for pairs) is dynamic: the launch passes
+/// sizeof(Shared) and the host raises the kernel's limit once.
+template <int kThreads, int kItems, int kMinBlocks, bool kWithValues>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
-    onesweep_pass(const Problem* problem_in, Control* control, std::uint64_t* table, int pass,
-                  std::uint32_t* report) {
+    onesweep_passes(const Problem* problem_in, Control* control, std::uint64_t* table,
+                    std::uint32_t* report) {
   using Agent = PassAgent<kThreads, kItems, kWithValues>;
   extern __shared__ __align__(16) unsigned char pass_shared_bytes[];
   auto& shared = *reinterpret_cast<typename Agent::Shape::Shared*>(pass_shared_bytes);
-  PassControl& pass_control = control->passes[pass];
-  constexpr bool finishes = kFinishes;
-  const bool copies_back = finishes && control->copy_back != 0;
-  if (pass_control.run == 0) {  // a skipped pass: its few resident blocks return at once
-    if (!finishes) return;
-    if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
-    if (copies_back) copy_back_share(*problem_in);  // an earlier kernel ran the last pass
-    return;
-  }
-
-  // Persistent blocks take tiles until none is left. Tiles are handed out in index order to
-  // running blocks only, so a tile's predecessors are being worked on or done.
   const Problem problem = *problem_in;
-  for (bool after_tile = false;; after_tile = true) {
-    if (threadIdx.x == 0) shared.tile = atomicAdd(&pass_control.next_tile, 1u);
+  const std::uint32_t passes_run = control->passes_run;
+  std::uint32_t order = 0;  // Control::pass_order's index this block works in, and its pass
+  int pass = passes_run != 0 ? static_cast<int>(control->pass_order[0]) : 0;
+  for (;;) {
+    if (threadIdx.x == 0) {
+      const std::uint32_t work = atomicAdd(&control->next_work, 1u);
+      shared.order = work / problem.num_tiles;
+      shared.tile = work % problem.num_tiles;
+    }
     for (int i = threadIdx.x; i < Agent::Shape::kWarps * kBins; i += kThreads)
       shared.warp_counts[i / kBins][i % kBins] = 0;
     __syncthreads();  // also: the last tile's scatter has read shared memory
-    if (copies_back && after_tile && threadIdx.x == 0) {
-      __threadfence();  // the last tile's keys are in place (the barrier): count it after them
-      atomicAdd(&pass_control.tiles_done, 1u);
+    if (shared.order >= passes_run) break;
+    if (shared.order != order) {  // block-uniform: the block's first tile of a later pass
+      order = shared.order;
+      pass = static_cast<int>(control->pass_order[order]);
+      if (threadIdx.x == 0) {
+        wait_for_pass(control->passes[control->pass_order[order - 1]], problem.num_tiles);
+      }
+      __syncthreads();
     }
     Agent agent{shared, problem, control, table, pass, shared.tile};
-    if (agent.tile >= problem.num_tiles) break;
     if ((agent.tile + 1) * Agent::Shape::kTileKeys <= problem.count) {
       agent.template run<true>();
     } else {
       agent.template run<false>();
     }
   }
-  if (!finishes) return;
   if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
-  if (!copies_back) return;
-  if (threadIdx.x == 0) {
-    cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> done(pass_control.tiles_done);
-    while (done.load(cuda::memory_order_acquire) < problem.num_tiles) {
-    }
-  }
-  __syncthreads();
-  copy_back_share(problem);
+  if (control->copy_back != 0) copy_back_share(problem_in, control);  // odd passes_run
 }
 
-// [SECTION] Copy back and the single-tile sort
-inline constexpr int kCopyThreads = 256;
-
-/// The sort's last kernel where the passes sit in if-nodes (which may not launch the last
-/// pass): the report, and the copy back after an odd number of passes.
-__global__ void __launch_bounds__(kCopyThreads)
-    copy_back(const Problem* problem_in, const Control* control, std::uint32_t* report) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
-  if (control->copy_back == 0) return;  // an even number of passes ran (or none)
-  copy_back_share(*problem_in);
-}
-
+// [SECTION] The single-tile sort
 inline constexpr int kSingleTileThreads = 256;
 inline constexpr int kSingleTileItems = 16;
 inline constexpr std::uint32_t kSingleTileKeys = kSingleTileThreads * kSingleTileItems;
