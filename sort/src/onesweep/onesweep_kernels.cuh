@@ -864,7 +864,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const std::uint32_t passes_run = control->passes_run;
   std::uint32_t order = 0;  // Control::pass_order's index this block works in, and its pass
   int pass = passes_run != 0 ? static_cast<int>(control->pass_order[0]) : 0;
-  for (;;) {
+  while (passes_run != 0) {  // none for a sorted input, nor for a count of 0 from the device
     if (threadIdx.x == 0) {
       const std::uint32_t work = atomicAdd(&control->next_work, 1u);
       shared.order = work / problem.num_tiles;
