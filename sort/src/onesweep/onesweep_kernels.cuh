@@ -89,9 +89,8 @@ struct Control {
   std::uint32_t unsorted;           // the order check found two keys out of order
   std::uint32_t next_sequence;      // kept across sorts: table tags are never reused early
   std::uint32_t passes_run;
-  std::uint32_t count;       // keys sorted, when the count came from the device
-  std::uint32_t early_exit;  // the input was found sorted: nothing moved
-  std::uint32_t copy_back;   // an odd number of passes ran: the result is in the alternate
+  std::uint32_t count;                   // keys sorted, when the count came from the device
+  std::uint32_t early_exit;              // the input was found sorted: nothing moved
   std::uint32_t pass_order[kMaxPasses];  // the passes that run (passes_run of them), in order
   std::uint32_t next_work;  // next tile of onesweep_passes, counted through the passes that run
 };
@@ -473,7 +472,6 @@ __device__ __forceinline__ void plan_passes(const Problem& problem, Control* con
     control->next_sequence = sequence;
     control->passes_run = passes_run;
     control->early_exit = unsorted ? 0u : 1u;
-    control->copy_back = passes_run % 2;
     control->next_work = 0;
     control->unsorted = 0;
     control->count_blocks_done = 0;
@@ -890,7 +888,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
-  if (control->copy_back != 0) copy_back_share(problem_in, control);  // odd passes_run
+  if (passes_run % 2 != 0) copy_back_share(problem_in, control);  // the result is in the alternate
 }
 
 // [SECTION] The single-tile sort
