@@ -3,8 +3,8 @@
 // descending order; tile counts that wrap the circular look-back table many times; skipped
 // passes and the fused order check; temp storage that does not grow with n and is never
 // cleared between sorts; bit-identical repeats; each launch mode (stream, graph), with passes
-// skipped before, between and after the passes that run; and the tile presort of nearly
-// sorted keys.
+// skipped before, between and after the passes that run; each upfront histogram kernel; and the
+// tile presort of nearly sorted keys.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -452,6 +452,66 @@ TEST_P(OnesweepLaunch, EveryLaunchModeSortsAndSkips) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, OnesweepLaunch, ::testing::Values("stream", "graph"),
+                         [](const auto& test_info) { return std::string(test_info.param); });
+
+// Each upfront histogram kernel (a counter a digit, chosen below 2^25 keys; a column a lane,
+// from 2^25 on), forced at sizes around their chunks (4096 and 16384 keys) and through every
+// path of the histogram read: random keys, sorted keys (read, never counted), keys sorted but
+// for one end (chunks counted afterwards), 16-bit keys (two passes skipped), a 24-bit sort,
+// and keys one past 16-byte alignment (scalar loads).
+class OnesweepHistogram : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    RSW_REQUIRE_CUDA_DEVICE();
+    ::setenv("RSW_ONESWEEP_HISTOGRAM", GetParam(), 1);
+  }
+  void TearDown() override { ::unsetenv("RSW_ONESWEEP_HISTOGRAM"); }
+};
+
+TEST_P(OnesweepHistogram, EveryPathOfTheReadSortsAsWithoutIt) {
+  Sorter sorter;
+  for (std::size_t count :
+       {std::size_t{16'383}, std::size_t{16'385}, std::size_t{65'521}, std::size_t{1'000'003}}) {
+    for (KeyDistribution distribution :
+         {KeyDistribution::Uniform, KeyDistribution::Sorted, KeyDistribution::Narrow16}) {
+      const std::uint32_t seed = test::fresh_seed();
+      SCOPED_TRACE("n " + std::to_string(count) + ", " + test::to_string(distribution));
+      const SortStats stats = test::check_sort(sorter, test::make_keys(count, distribution, seed),
+                                               true, kOnesweep, test::Memory::Device, seed);
+      if (distribution == KeyDistribution::Sorted) {
+        EXPECT_TRUE(stats.early_exit);
+      }
+      if (distribution == KeyDistribution::Narrow16) {
+        EXPECT_EQ(stats.passes_run, 2);
+      }
+    }
+  }
+  const std::uint32_t seed = test::fresh_seed();
+  for (bool at_end : {true, false}) {
+    std::vector<std::uint32_t> almost = test::make_keys(1 << 20, KeyDistribution::Sorted, seed);
+    const std::size_t swap_at = at_end ? almost.size() - 2 : 0;
+    std::swap(almost[swap_at], almost[swap_at + 1]);
+    EXPECT_FALSE(
+        test::check_sort(sorter, almost, true, kOnesweep, test::Memory::Device, seed).early_exit);
+  }
+  SortOptions low_24_bits = kOnesweep;
+  low_24_bits.end_bit = 24;
+  EXPECT_EQ(test::check_sort(sorter, test::make_keys(300'007, KeyDistribution::Uniform, seed),
+                             false, low_24_bits, test::Memory::Device, seed)
+                .passes_run,
+            3);
+  const std::vector<std::uint32_t> original =
+      test::make_keys(300'008, KeyDistribution::Uniform, seed);
+  DeviceBuffer<std::uint32_t> keys(original);
+  sorter.sort_keys(DeviceSpan<std::uint32_t>{keys.data() + 1, original.size() - 1}, kOnesweep);
+  std::vector<std::uint32_t> expected(original.begin() + 1, original.end());
+  std::sort(expected.begin(), expected.end());
+  const std::vector<std::uint32_t> got = keys.to_vector();
+  EXPECT_EQ(got[0], original[0]) << "the key before the span was touched";
+  EXPECT_TRUE(std::equal(expected.begin(), expected.end(), got.begin() + 1)) << "seed " << seed;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, OnesweepHistogram, ::testing::Values("digit", "lane"),
                          [](const auto& test_info) { return std::string(test_info.param); });
 
 }  // namespace

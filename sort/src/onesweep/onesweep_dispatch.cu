@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "gpu_sort_host.cuh"
 #include "gpu_sorter.hpp"
@@ -102,18 +103,52 @@ LaunchMode launch_mode() {
 
 using CountKernel = void (*)(const Problem*, Control*);
 
-/// The upfront histogram kernel for `passes` passes (1 to 4).
-CountKernel count_kernel(int passes) {
-  constexpr std::array<CountKernel, kMaxPasses> kKernels = {count_digits<1>, count_digits<2>,
-                                                            count_digits<3>, count_digits<4>};
-  return kKernels[static_cast<std::size_t>(passes - 1)];
+/// The upfront histogram kernels of one CountShape, for 1 to 4 passes.
+struct Histogram {
+  const char* name;
+  int threads;
+  int blocks_per_multiprocessor;
+  std::uint32_t chunk;
+  std::array<CountKernel, kMaxPasses> counts;    // count_digits
+  std::array<CountKernel, kMaxPasses> recounts;  // its follow-up for chunks left uncounted
+  std::array<unsigned int, kMaxPasses> shared;   // dynamic shared memory of both
+
+  CountKernel count(int passes) const { return counts[static_cast<std::size_t>(passes - 1)]; }
+  CountKernel recount(int passes) const { return recounts[static_cast<std::size_t>(passes - 1)]; }
+  unsigned int shared_bytes(int passes) const {
+    return shared[static_cast<std::size_t>(passes - 1)];
+  }
+};
+
+template <class Shape, std::size_t... kPasses>
+constexpr Histogram make_histogram(const char* name, std::index_sequence<kPasses...>) {
+  return {name,
+          Shape::kThreads,
+          Shape::kBlocksPerMultiprocessor,
+          Shape::kChunk,
+          {count_digits<Shape, kPasses + 1>...},
+          {recount_digits<Shape, kPasses + 1>...},
+          {static_cast<unsigned int>(Shape::shared_bytes(kPasses + 1))...}};
 }
 
-/// Its follow-up for the chunks it left uncounted, if any (see recount_digits).
-CountKernel recount_kernel(int passes) {
-  constexpr std::array<CountKernel, kMaxPasses> kKernels = {recount_digits<1>, recount_digits<2>,
-                                                            recount_digits<3>, recount_digits<4>};
-  return kKernels[static_cast<std::size_t>(passes - 1)];
+// From kByLaneKeys keys on, a column a lane (CountByLane). H200, ms, against a counter a digit:
+// 2^26 keys 1.4875 -> 1.4517, 2^28 5.7492 -> 5.5827. Below, it costs more than it saves: 2^16
+// keys 0.0484 -> 0.0529, sorted 2^24 keys 0.0350 -> 0.0377 (random 2^24 keys gained 0.5%).
+const std::array<Histogram, 2> kHistograms = {
+    make_histogram<CountByDigit>("digit", std::make_index_sequence<kMaxPasses>{}),
+    make_histogram<CountByLane>("lane", std::make_index_sequence<kMaxPasses>{}),
+};
+constexpr std::uint32_t kByLaneKeys = 1u << 25;
+
+// RSW_ONESWEEP_HISTOGRAM=digit or lane forces a histogram kernel (for tests and profiling).
+std::size_t histogram_for(std::uint32_t count) {
+  const char* setting = std::getenv("RSW_ONESWEEP_HISTOGRAM");
+  if (setting == nullptr) return count >= kByLaneKeys ? 1 : 0;
+  for (std::size_t index = 0; index < kHistograms.size(); ++index) {
+    if (std::string(setting) == kHistograms[index].name) return index;
+  }
+  throw Error(ErrorKind::InvalidArgument,
+              std::string("RSW_ONESWEEP_HISTOGRAM=") + setting + " (digit, lane)");
 }
 
 /// What a graph is built for; pointers and sizes are read from device memory, so one graph
@@ -122,6 +157,7 @@ struct GraphShape {
   std::size_t tuning;
   bool with_values;
   std::uint32_t pass_blocks;  // persistent blocks of a pass: at most what is resident
+  std::size_t histogram;
   unsigned int count_blocks;
   int num_passes;
   bool operator==(const GraphShape&) const = default;
@@ -136,6 +172,17 @@ class OnesweepSorter final : public GpuSorter {
     RSW_CUDA_CHECK(
         cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device_),
         "reading the multiprocessor count");
+    for (const Histogram& histogram : kHistograms) {
+      for (int passes = 1; passes <= kMaxPasses; ++passes) {
+        const auto shared = static_cast<int>(histogram.shared_bytes(passes));
+        for (const CountKernel kernel : {histogram.count(passes), histogram.recount(passes)}) {
+          RSW_CUDA_CHECK(
+              cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared),
+              "allowing the Onesweep histogram kernels " + std::to_string(shared) +
+                  " bytes of shared memory");
+        }
+      }
+    }
     problem_.resize_discarding(1);
     control_.resize_discarding(1);
     table_.resize_discarding(std::size_t{kTableTiles} * kBins);
@@ -199,9 +246,13 @@ class OnesweepSorter final : public GpuSorter {
       RSW_CUDA_CHECK_LAUNCH("launching the single-tile Onesweep sort");
     } else {
       const LaunchMode mode = launch_mode();
-      const GraphShape shape{tuning_index, with_values,
+      const std::size_t histogram = histogram_for(count);
+      const GraphShape shape{tuning_index,
+                             with_values,
                              std::min(num_tiles, resident_blocks(tuning, with_values)),
-                             count_blocks(count), passes_total};
+                             histogram,
+                             count_blocks(count, kHistograms[histogram]),
+                             passes_total};
       if (mode == LaunchMode::Graph) {
         const cudaGraphExec_t graph =
             graphs_.get(shape, [this](const GraphShape& wanted) { return build_graph(wanted); });
@@ -273,11 +324,11 @@ class OnesweepSorter final : public GpuSorter {
     store_on_device(problem_.data(), problem, stream, "uploading the Onesweep sort's problem");
   }
 
-  unsigned int count_blocks(std::uint32_t count) const {
-    const std::uint32_t wanted = (count + kCountChunk - 1) / kCountChunk;
-    const std::uint32_t most =
-        std::min(kMaxCountBlocks,
-                 static_cast<std::uint32_t>(multiprocessors_) * kCountBlocksPerMultiprocessor);
+  unsigned int count_blocks(std::uint32_t count, const Histogram& histogram) const {
+    const std::uint32_t wanted = (count + histogram.chunk - 1) / histogram.chunk;
+    const std::uint32_t most = std::min(
+        kMaxCountBlocks,
+        static_cast<std::uint32_t>(multiprocessors_ * histogram.blocks_per_multiprocessor));
     return std::max(1u, std::min(wanted, most));
   }
 
@@ -295,9 +346,13 @@ class OnesweepSorter final : public GpuSorter {
 
   void launch_on_stream(const GraphShape& shape, StreamHandle stream) {
     const Tuning& tuning = kTunings[shape.tuning];
-    count_kernel(shape.num_passes)<<<shape.count_blocks, kCountThreads, 0, stream>>>(
+    const Histogram& histogram = kHistograms[shape.histogram];
+    const unsigned int count_shared = histogram.shared_bytes(shape.num_passes);
+    histogram.count(
+        shape.num_passes)<<<shape.count_blocks, histogram.threads, count_shared, stream>>>(
         problem_.data(), control_.data());
-    recount_kernel(shape.num_passes)<<<shape.count_blocks, kCountThreads, 0, stream>>>(
+    histogram.recount(
+        shape.num_passes)<<<shape.count_blocks, histogram.threads, count_shared, stream>>>(
         problem_.data(), control_.data());
     tuning.kernel(shape.with_values)<<<shape.pass_blocks, tuning.threads,
                                        tuning.shared_bytes(shape.with_values), stream>>>(
@@ -331,11 +386,14 @@ class OnesweepSorter final : public GpuSorter {
     const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
     Control* control = control_.data();
+    const Histogram& histogram = kHistograms[shape.histogram];
+    const unsigned int count_shared = histogram.shared_bytes(shape.num_passes);
     Graph graph;
-    cudaGraphNode_t previous = add_kernel(graph.get(), nullptr, count_kernel(shape.num_passes),
-                                          shape.count_blocks, kCountThreads, 0, problem, control);
-    previous = add_kernel(graph.get(), previous, recount_kernel(shape.num_passes),
-                          shape.count_blocks, kCountThreads, 0, problem, control);
+    cudaGraphNode_t previous =
+        add_kernel(graph.get(), nullptr, histogram.count(shape.num_passes), shape.count_blocks,
+                   histogram.threads, count_shared, problem, control);
+    previous = add_kernel(graph.get(), previous, histogram.recount(shape.num_passes),
+                          shape.count_blocks, histogram.threads, count_shared, problem, control);
     add_kernel(graph.get(), previous, tuning.kernel(shape.with_values), shape.pass_blocks,
                tuning.threads, tuning.shared_bytes(shape.with_values), problem, control,
                table_.data(), report_.kernel_words());
