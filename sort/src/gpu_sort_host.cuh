@@ -62,24 +62,49 @@ class Graph {
   cudaGraph_t graph_ = nullptr;
 };
 
+/// How a kernel node follows the node before it.
+enum class Follows {
+  completion,  // starts once the node before has ended and its writes are visible
+  // May start while the kernel before ends (programmatic dependent launch, Hopper): it must
+  // call wait_for_previous_kernel() before it reads what that kernel wrote.
+  launch,
+};
+
 /// Adds `kernel<<<blocks, threads, shared_bytes>>>(arguments...)` to `graph` after `after`
-/// (or as a root).
+/// (or as a root), following it as `follows` says.
+template <class... Parameters>
+cudaGraphNode_t add_kernel(cudaGraph_t graph, cudaGraphNode_t after, Follows follows,
+                           void (*kernel)(Parameters...), unsigned int blocks, unsigned int threads,
+                           unsigned int shared_bytes,
+                           std::type_identity_t<Parameters>... arguments) {
+  void* argument_pointers[] = {&arguments...};
+  cudaGraphNodeParams parameters{};
+  parameters.type = cudaGraphNodeTypeKernel;
+  parameters.kernel.func = reinterpret_cast<void*>(kernel);
+  parameters.kernel.gridDim = dim3(blocks);
+  parameters.kernel.blockDim = dim3(threads);
+  parameters.kernel.sharedMemBytes = shared_bytes;
+  parameters.kernel.kernelParams = argument_pointers;
+  cudaGraphEdgeData edge{};
+  if (follows == Follows::launch) {
+    edge.from_port = cudaGraphKernelNodePortProgrammatic;
+    edge.type = cudaGraphDependencyTypeProgrammatic;
+  }
+  cudaGraphNode_t node = nullptr;
+  RSW_CUDA_CHECK(
+      cudaGraphAddNode(&node, graph, after != nullptr ? &after : nullptr,
+                       after != nullptr ? &edge : nullptr, after != nullptr ? 1 : 0, &parameters),
+      "adding a kernel to a sort graph");
+  return node;
+}
+
+/// add_kernel for a kernel that starts once the node before has ended.
 template <class... Parameters>
 cudaGraphNode_t add_kernel(cudaGraph_t graph, cudaGraphNode_t after, void (*kernel)(Parameters...),
                            unsigned int blocks, unsigned int threads, unsigned int shared_bytes,
                            std::type_identity_t<Parameters>... arguments) {
-  void* argument_pointers[] = {&arguments...};
-  cudaKernelNodeParams parameters{};
-  parameters.func = reinterpret_cast<void*>(kernel);
-  parameters.gridDim = dim3(blocks);
-  parameters.blockDim = dim3(threads);
-  parameters.sharedMemBytes = shared_bytes;
-  parameters.kernelParams = argument_pointers;
-  cudaGraphNode_t node = nullptr;
-  RSW_CUDA_CHECK(cudaGraphAddKernelNode(&node, graph, after != nullptr ? &after : nullptr,
-                                        after != nullptr ? 1 : 0, &parameters),
-                 "adding a kernel to a sort graph");
-  return node;
+  return add_kernel(graph, after, Follows::completion, kernel, blocks, threads, shared_bytes,
+                    arguments...);
 }
 
 /// Adds a conditional node (kind `type`, condition `handle`) after `after` to `graph` and

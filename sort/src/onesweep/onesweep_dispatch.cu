@@ -381,7 +381,8 @@ class OnesweepSorter final : public GpuSorter {
     return blocks;
   }
 
-  // count_digits -> recount_digits -> onesweep_passes.
+  // count_digits -> recount_digits -> onesweep_passes, each launched while the one before
+  // ends (and waiting for it before it reads what that one wrote).
   Graph build_graph(const GraphShape& shape) {
     const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
@@ -392,11 +393,12 @@ class OnesweepSorter final : public GpuSorter {
     cudaGraphNode_t previous =
         add_kernel(graph.get(), nullptr, histogram.count(shape.num_passes), shape.count_blocks,
                    histogram.threads, count_shared, problem, control);
-    previous = add_kernel(graph.get(), previous, histogram.recount(shape.num_passes),
-                          shape.count_blocks, histogram.threads, count_shared, problem, control);
-    add_kernel(graph.get(), previous, tuning.kernel(shape.with_values), shape.pass_blocks,
-               tuning.threads, tuning.shared_bytes(shape.with_values), problem, control,
-               table_.data(), report_.kernel_words());
+    previous =
+        add_kernel(graph.get(), previous, Follows::launch, histogram.recount(shape.num_passes),
+                   shape.count_blocks, histogram.threads, count_shared, problem, control);
+    add_kernel(graph.get(), previous, Follows::launch, tuning.kernel(shape.with_values),
+               shape.pass_blocks, tuning.threads, tuning.shared_bytes(shape.with_values), problem,
+               control, table_.data(), report_.kernel_words());
     return graph;
   }
 

@@ -224,6 +224,23 @@ __device__ __forceinline__ void prefetch_to_l2(const void* source, std::uint32_t
 #endif
 }
 
+/// The sort's graph launches each kernel while the one before it ends (a programmatic
+/// dependency, Hopper): its launch and its blocks' start overlap that kernel's last blocks.
+/// A kernel waits here before it reads what the kernel before it wrote (at once when it was
+/// launched without the dependency, on a stream).
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
+/// Lets the graph's next kernel launch (it waits for this one before it reads anything).
+__device__ __forceinline__ void let_next_kernel_launch() {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+
 /// Thread 0 of tile `tile`: waits until the tile's slot is no longer read by anyone.
 __device__ __forceinline__ void wait_for_slot(PassControl& pass, std::uint32_t tile) {
   if (tile < kTableTiles) return;  // the slot's last owner is of an earlier pass: done
@@ -659,6 +676,7 @@ __device__ __forceinline__ bool chunk_out_of_order(const Problem& problem, std::
 template <class Shape, int kPasses>
 __global__ void __launch_bounds__(Shape::kThreads, Shape::kBlocksPerMultiprocessor)
     count_digits(const Problem* problem_in, Control* control) {
+  let_next_kernel_launch();
   extern __shared__ std::uint32_t histograms[];  // Shape::shared_bytes(kPasses)
   const Problem problem = *problem_in;
   DigitOf digit_of[kPasses];
@@ -711,6 +729,8 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kBlocksPerMultiprocess
 template <class Shape, int kPasses>
 __global__ void __launch_bounds__(Shape::kThreads)
     recount_digits(const Problem* problem_in, Control* control) {
+  let_next_kernel_launch();
+  wait_for_previous_kernel();
   if (control->recount == 0) return;
   extern __shared__ std::uint32_t histograms[];  // Shape::shared_bytes(kPasses)
   const Problem problem = *problem_in;
@@ -925,7 +945,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   using Agent = PassAgent<kThreads, kItems, kWithValues>;
   extern __shared__ __align__(16) unsigned char pass_shared_bytes[];
   auto& shared = *reinterpret_cast<typename Agent::Shape::Shared*>(pass_shared_bytes);
-  const Problem problem = *problem_in;
+  const Problem problem = *problem_in;  // written before the sort's graph
+  wait_for_previous_kernel();
   const std::uint32_t passes_run = control->passes_run;
   std::uint32_t order = 0;  // Control::pass_order's index this block works in, and its pass
   int pass = passes_run != 0 ? static_cast<int>(control->pass_order[0]) : 0;
