@@ -66,7 +66,7 @@ class Graph {
 enum class Follows {
   completion,  // starts once the node before has ended and its writes are visible
   // May start while the kernel before ends (programmatic dependent launch, Hopper): it must
-  // call wait_for_previous_kernel() before it reads what that kernel wrote.
+  // call cudaGridDependencySynchronize() before it reads what that kernel wrote.
   launch,
 };
 

@@ -227,17 +227,17 @@ __device__ __forceinline__ void prefetch_to_l2(const void* source, std::uint32_t
 /// The sort's graph launches each kernel while the one before it ends (a programmatic
 /// dependency, Hopper): its launch and its blocks' start overlap that kernel's last blocks.
 /// A kernel waits here before it reads what the kernel before it wrote (at once when it was
-/// launched without the dependency, on a stream).
+/// launched without the dependency, on a stream). CUDA's functions, kept to sm_90 and later.
 __device__ __forceinline__ void wait_for_previous_kernel() {
 #if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.wait;" ::: "memory");
+  cudaGridDependencySynchronize();
 #endif
 }
 
 /// Lets the graph's next kernel launch (it waits for this one before it reads anything).
 __device__ __forceinline__ void let_next_kernel_launch() {
 #if __CUDA_ARCH__ >= 900
-  asm volatile("griddepcontrol.launch_dependents;");
+  cudaTriggerProgrammaticLaunchCompletion();
 #endif
 }
 
