@@ -103,6 +103,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   sort->add_option("--warmup", sort_options.warmup, "Untimed runs before them")
       ->capture_default_str();
+  sort->add_flag("--cold-l2", sort_options.cold_l2,
+                 "Evict the input from L2 before each timed GPU sort (default: the input is "
+                 "in L2 as its copy into place left it)");
   sort->add_option("--cpu-threads", sort_options.cpu_threads,
                    "Threads of the cpu sort (0: all hardware threads)")
       ->check(CLI::NonNegativeNumber)

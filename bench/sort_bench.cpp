@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 
+#include "rsw/engine/backend.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/profiler.hpp"
@@ -108,6 +109,14 @@ Row host_row(const Input& input, std::string_view algo, const SortBenchOptions& 
 }
 
 #if RSW_HAVE_CUDA
+/// The largest L2 of the devices here (--cold-l2 writes twice that).
+std::size_t largest_l2_bytes() {
+  std::size_t largest = 0;
+  for (const DeviceInfo& device : cuda_runtime_info().devices)
+    largest = std::max(largest, device.l2_cache_bytes);
+  return largest;
+}
+
 Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& options) {
   const bool pairs = !input.values.empty();
   Stream stream;
@@ -121,6 +130,7 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
       .algorithm = onesweep ? sort::Algorithm::Onesweep : sort::Algorithm::FourWay,
       .nearly_sorted = algo == "onesweep-nearly",
       .stream = stream.handle()};
+  DeviceBuffer<std::uint8_t> l2_evictor(options.cold_l2 ? 2 * largest_l2_bytes() : 0);
   std::unique_ptr<BaselineSort> baseline;
   if (algo == "cub") baseline = make_cub_sort(input.keys.size(), pairs);
   if (algo == "thrust") baseline = make_thrust_sort();
@@ -133,6 +143,7 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
     }
     copy(pristine_keys.span(), keys.span(), stream.handle());  // fresh, unsorted input
     if (pairs) copy(pristine_values.span(), values.span(), stream.handle());
+    if (options.cold_l2) l2_evictor.fill_zero(stream.handle());
     {
       auto timer = profiler.time(kStage, Backend::Cuda, stream.handle());
       if (baseline) {
@@ -147,6 +158,7 @@ Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& o
   }
   profiler.flush();
   Row row = row_from_profile(profiler, kStage);
+  row.metrics["cold_l2"] = options.cold_l2 ? 1 : 0;
   if (baseline) {
     if (!baseline->last_output_sorted(stream.handle())) {
       throw Error(ErrorKind::InvalidArgument, std::string(algo) + " did not sort");
