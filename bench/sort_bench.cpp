@@ -118,6 +118,7 @@ std::size_t largest_l2_bytes() {
 }
 
 Row gpu_row(const Input& input, std::string_view algo, const SortBenchOptions& options) {
+  resolve_backend(Backend::Cuda);  // where no device can run it, an error that says why
   const bool pairs = !input.values.empty();
   Stream stream;
   const DeviceBuffer<std::uint32_t> pristine_keys(input.keys, stream.handle());

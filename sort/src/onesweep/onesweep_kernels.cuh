@@ -144,7 +144,7 @@ __device__ __forceinline__ std::uint64_t* table_slot(std::uint64_t* table, std::
 // The table's loads and stores: relaxed, device-scope, and written in PTX so that they name the
 // global space. cuda::atomic_ref emits generic ones for a pointer whose space the compiler
 // cannot see, and a generic access holds back the warp's later shared-memory accesses, which
-// it might alias. H200, ms: 2^24 keys 0.4166 -> 0.4136, 16-bit keys 0.2269 -> 0.2254, 2^26
+// it might alias. H200, ms: 2^24 keys 0.4167 -> 0.4136, 16-bit keys 0.2269 -> 0.2254, 2^26
 // keys 1.4530 -> 1.4401; pairs 0.3-0.5% faster.
 __device__ __forceinline__ void publish(std::uint64_t* entry, std::uint64_t value) {
   asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(__cvta_generic_to_global(entry)),
