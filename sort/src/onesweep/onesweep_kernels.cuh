@@ -159,38 +159,19 @@ __device__ __forceinline__ std::uint64_t load_entry(const std::uint64_t* entry) 
   return value;
 }
 
-/// The sum of `digit`'s counts over the tiles before `tile`, read back through the table.
-/// Walks back over aggregates until an inclusive prefix; the kLookbackLimit-th predecessor
-/// is waited on until it has its inclusive prefix (tile 0 publishes one at once).
+/// The sum of `digit`'s counts over the tiles before `tile`, read back through the table,
+/// kWindow predecessors' entries at a time (one memory latency, not kWindow): sums them in
+/// order until an inclusive prefix; at an entry that is not there yet, the next window starts
+/// from it. The kLookbackLimit-th predecessor is waited on until it has its inclusive prefix
+/// (tile 0 publishes one at once). The walk is long in a busy pass (tens of tiles publish only
+/// their aggregates while a tile ranks), so fewer round trips shorten it: 2^24 keys 0.481 ->
+/// 0.465 ms with kWindow = 4 on an H100 (and a plain bump in rank_in_warp: 0.446 ms). Wider
+/// windows measured slower; so did key-value passes while their values were loaded before
+/// the look-back.
+template <int kWindow>
 __device__ __forceinline__ std::uint32_t look_back(const std::uint64_t* table,
                                                    std::uint32_t sequence_base, std::uint32_t tile,
                                                    int digit) {
-  std::uint32_t prefix = 0;
-  for (std::uint32_t back = 1;; ++back) {
-    const std::uint32_t sequence = sequence_base + tile - back;
-    const std::uint64_t* entry = table_slot(const_cast<std::uint64_t*>(table), sequence) + digit;
-    const std::uint64_t wanted_tag = sequence & kTagMask;
-    const std::uint64_t lowest_flag = back < kLookbackLimit ? kFlagAggregate : kFlagInclusive;
-    std::uint64_t value;
-    for (;;) {
-      value = load_entry(entry);
-      if ((value >> 34) == wanted_tag && ((value >> 32) & 3u) >= lowest_flag) break;
-    }
-    prefix += static_cast<std::uint32_t>(value);
-    if (((value >> 32) & 3u) == kFlagInclusive) return prefix;
-  }
-}
-
-/// look_back reading kWindow predecessors' entries at once (one memory latency, not kWindow):
-/// sums them in order until an inclusive prefix; at an entry that is not there yet, the next
-/// window starts from it. The walk is long in a busy pass (tens of tiles publish only their
-/// aggregates while a tile ranks), so fewer round trips shorten it: 2^24 keys 0.481 -> 0.465 ms
-/// with kWindow = 4 on an H100 (and a plain bump in rank_in_warp: 0.446 ms). Wider windows
-/// and key-value passes, whose values are in flight during the look-back, measured slower.
-template <int kWindow>
-__device__ __forceinline__ std::uint32_t look_back_windowed(const std::uint64_t* table,
-                                                            std::uint32_t sequence_base,
-                                                            std::uint32_t tile, int digit) {
   std::uint32_t prefix = 0;
   std::uint32_t back = 1;  // window[k] holds predecessor back + k
   for (;;) {
@@ -295,9 +276,9 @@ __device__ __forceinline__ void advance_tail(PassControl& pass, std::uint32_t ti
 // al.: one ballot per digit bit (cheaper on Hopper than __match_any_sync, measured: 0.66 vs
 // 0.93 ms for 2^24 keys). The highest peer bumps the warp's counter for that digit in shared
 // memory by their number, and each lane's rank is the counter's old value plus the peers
-// below it. The bump is an atomicAdd, or in keys-only passes a plain read and write (one
-// leader per digit, and the warp's counters are its own): 2^24 keys 0.482 -> 0.446 ms with the
-// windowed look-back on an H100, but key-value passes measured 1.5% slower with it.
+// below it. The bump is an atomicAdd, or in the passes a plain read and write (one leader per
+// digit, and the warp's counters are its own): 2^24 keys 0.482 -> 0.446 ms with the windowed
+// look-back on an H100.
 
 /// The lanes whose digit agrees with this lane's on bit kBit, ANDed into `peers`: a ballot,
 /// inverted where this lane's bit is 0. Written in PTX so that each bit costs a ballot, a
@@ -834,6 +815,8 @@ __device__ __noinline__ void copy_back_share(const Problem* problem_in, Control*
 // them, publishes its digit counts to the table, looks back for the counts of the tiles before
 // it, publishes its inclusive prefix, then writes its keys in digit order into shared memory
 // and from there to their places: consecutive threads write consecutive places within a digit.
+// A key-value pass then loads the tile's values (in flight while the keys are written), puts
+// them in shared memory at their keys' ranks and writes them out the same way.
 
 template <int kThreads, int kItems, bool kWithValues>
 struct PassShape {
@@ -924,45 +907,57 @@ struct PassAgent {
                                                 digit_start);
     __syncthreads();  // every warp's first positions are in place: rank from them
     std::uint32_t places[kItems];
-    rank_in_warp<kItems, kFull, !kWithValues>(keys, first, problem.count, digit_of, counts, places,
-                                              shared.exchange);
+    rank_in_warp<kItems, kFull, /*kPlainBump=*/true>(keys, first, problem.count, digit_of, counts,
+                                                     places, shared.exchange);
+    if (digit < kBins) {
+      std::uint32_t before = 0;
+      if (tile != 0) {
+        before = look_back<4>(table, sequence_base, tile, digit);
+        publish(entry, make_entry(before + tile_count, kFlagInclusive, sequence));
+      }
+      shared.tile_base[digit] = control->digit_offsets[pass][digit] + before - digit_start;
+    }
+    __syncthreads();
+
     std::uint32_t values[kWithValues ? kItems : 1];
-    if constexpr (kWithValues) {  // loads in flight during the look-back
+    // Values loaded after the look-back, not before it (where their loads slowed its walk and
+    // held it to a predecessor at a time), with ranks kept in registers: H200, ms, 2^24 pairs
+    // 0.6084 -> 0.5946, 2^26 2.2374 -> 2.1821, 16-bit 0.3177 -> 0.3117; keys the same. (The
+    // sixth session's form, ranks in shared memory as 16 bits, was 6% slower on an H100.)
+    if constexpr (kWithValues) {  // loads in flight while the keys are written
       const std::uint32_t* source_values =
           from_alternate ? problem.alternate_values : problem.values;
 #pragma unroll
       for (int item = 0; item < kItems; ++item)
         values[item] = valid(item) ? source_values[first + item * kWarpThreads] : 0u;
     }
-    if (digit < kBins) {
-      std::uint32_t before = 0;
-      if (tile != 0) {
-        before = kWithValues ? look_back(table, sequence_base, tile, digit)
-                             : look_back_windowed<4>(table, sequence_base, tile, digit);
-        publish(entry, make_entry(before + tile_count, kFlagInclusive, sequence));
-      }
-      shared.tile_base[digit] = control->digit_offsets[pass][digit] + before - digit_start;
-    }
-    if constexpr (kWithValues) {  // the values to their places in shared memory
-#pragma unroll
-      for (int item = 0; item < kItems; ++item) {
-        if (valid(item)) shared.value_exchange[places[item]] = values[item];
-      }
-    }
-    __syncthreads();
 
-    // Keys (and values) from shared memory to their places: consecutive threads write
-    // consecutive places within a digit.
+    // Keys from shared memory to their places: consecutive threads write consecutive places
+    // within a digit.
     const std::uint32_t tile_keys = kFull ? Shape::kTileKeys : problem.count - tile_start;
-    std::uint32_t* target_values = from_alternate ? problem.values : problem.alternate_values;
 #pragma unroll
     for (int item = 0; item < kItems; ++item) {
       const std::uint32_t position = item * kThreads + threadIdx.x;
       if (kFull || position < tile_keys) {
         const std::uint32_t key = shared.exchange[position];
-        const std::uint32_t target = shared.tile_base[digit_of(key)] + position;
-        target_keys[target] = key;
-        if constexpr (kWithValues) target_values[target] = shared.value_exchange[position];
+        target_keys[shared.tile_base[digit_of(key)] + position] = key;
+      }
+    }
+    if constexpr (kWithValues) {  // then the values, the same way
+#pragma unroll
+      for (int item = 0; item < kItems; ++item) {
+        if (valid(item)) shared.value_exchange[places[item]] = values[item];
+      }
+      __syncthreads();
+      std::uint32_t* target_values = from_alternate ? problem.values : problem.alternate_values;
+#pragma unroll
+      for (int item = 0; item < kItems; ++item) {
+        const std::uint32_t position = item * kThreads + threadIdx.x;
+        if (kFull || position < tile_keys) {
+          const std::uint32_t target =
+              shared.tile_base[digit_of(shared.exchange[position])] + position;
+          target_values[target] = shared.value_exchange[position];
+        }
       }
     }
 
