@@ -14,6 +14,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -200,23 +201,23 @@ static __global__ void fill_calibration_keys(std::uint32_t* keys, std::uint32_t*
 inline constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
 inline constexpr int kCalibrationRuns = 5;
 
-/// Sorts kCalibrationKeys fresh random keys (and indices as values when `with_values`) with
-/// each of `tunings` tunings through `sort_with(tuning, keys, values)`, which sorts them on
-/// `stream` and returns the sort's milliseconds, and returns the fastest tuning: the lowest
-/// median of kCalibrationRuns after a warm-up.
+/// Sorts `count` fresh random keys (and indices as values when `with_values`) with each of
+/// `tunings` tunings through `sort_with(tuning, keys, values)`, which sorts them on `stream`
+/// and returns the sort's milliseconds, and returns the fastest tuning: the lowest median of
+/// kCalibrationRuns after a warm-up.
 template <class SortWith>
-std::size_t fastest_tuning(std::size_t tunings, bool with_values, StreamHandle stream,
-                           SortWith&& sort_with) {
-  DeviceBuffer<std::uint32_t> keys(kCalibrationKeys);
-  DeviceBuffer<std::uint32_t> values(with_values ? kCalibrationKeys : 0);
+std::size_t fastest_tuning(std::size_t tunings, bool with_values, std::size_t count,
+                           StreamHandle stream, SortWith&& sort_with) {
+  DeviceBuffer<std::uint32_t> keys(count);
+  DeviceBuffer<std::uint32_t> values(with_values ? count : 0);
   std::size_t best = 0;
   double best_ms = 0;
   for (std::size_t tuning = 0; tuning < tunings; ++tuning) {
     std::array<double, kCalibrationRuns> times{};
     for (int run = -1; run < kCalibrationRuns; ++run) {
-      fill_calibration_keys<<<256, 256, 0, stream>>>(
-          keys.data(), with_values ? values.data() : nullptr, kCalibrationKeys,
-          static_cast<std::uint32_t>(run + 7));
+      fill_calibration_keys<<<256, 256, 0, stream>>>(keys.data(),
+                                                     with_values ? values.data() : nullptr, count,
+                                                     static_cast<std::uint32_t>(run + 7));
       RSW_CUDA_CHECK_LAUNCH("filling the calibration keys");
       const double milliseconds =
           sort_with(tuning, keys.data(), with_values ? values.data() : nullptr);
@@ -232,14 +233,17 @@ std::size_t fastest_tuning(std::size_t tunings, bool with_values, StreamHandle s
   return best;
 }
 
-/// The tunings one kind of sorter calibrated in this process, per (device, keys or pairs).
+/// The tunings one kind of sorter calibrated in this process, per (device, keys or pairs,
+/// calibration size).
 class CalibrationTable {
  public:
-  /// The tuning for (device, with_values); `calibrate()` measures it on first use.
+  /// The tuning for (device, with_values, calibration_keys); `calibrate()` measures it on
+  /// first use.
   template <class Calibrate>
-  std::size_t tuning(int device, bool with_values, Calibrate&& calibrate) {
+  std::size_t tuning(int device, bool with_values, std::size_t calibration_keys,
+                     Calibrate&& calibrate) {
     const std::lock_guard lock(mutex_);
-    const auto key = std::make_pair(device, with_values);
+    const auto key = std::make_tuple(device, with_values, calibration_keys);
     if (const auto found = tunings_.find(key); found != tunings_.end()) return found->second;
     const std::size_t best = calibrate();
     tunings_.emplace(key, best);
@@ -248,7 +252,7 @@ class CalibrationTable {
 
  private:
   std::mutex mutex_;
-  std::map<std::pair<int, bool>, std::size_t> tunings_;
+  std::map<std::tuple<int, bool, std::size_t>, std::size_t> tunings_;
 };
 
 /// What a launched sort reports: its time between two events and the words from passes_run to

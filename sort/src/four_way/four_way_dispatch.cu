@@ -269,13 +269,14 @@ class FourWaySorter final : public GpuSorter {
   // The tuning for keys-only or key-value sorts on this device, calibrated on first use.
   std::size_t tuning_for(bool with_values, StreamHandle stream) {
     static CalibrationTable calibrated;
-    return calibrated.tuning(device_, with_values, [&] { return calibrate(with_values, stream); });
+    return calibrated.tuning(device_, with_values, kCalibrationKeys,
+                             [&] { return calibrate(with_values, stream); });
   }
 
   // The fastest tuning on kCalibrationKeys random keys; runs once per device and mode.
   std::size_t calibrate(bool with_values, StreamHandle stream) {
     const std::size_t best = fastest_tuning(
-        kTunings.size(), with_values, stream,
+        kTunings.size(), with_values, kCalibrationKeys, stream,
         [&](std::size_t tuning, std::uint32_t* keys, std::uint32_t* values) {
           calibrating_tuning_ = tuning;
           sort({.keys = keys, .values = values, .count = kCalibrationKeys, .stream = stream});
