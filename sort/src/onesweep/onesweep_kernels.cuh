@@ -70,8 +70,9 @@ inline constexpr std::uint32_t kTailGroups = kTableTiles / kTailGroupTiles;  // 
 struct PassControl {
   std::uint32_t from_alternate;  // 1: reads the alternate buffers and writes the caller's
   std::uint32_t sequence_base;   // sequence number of the pass's tile 0 (names its table slots)
-  std::uint32_t tail;  // tiles [0, tail) are done: looked back and written (num_tiles: the pass)
-  std::uint32_t group_done[kTailGroups];  // finished tiles per tail group, a ring
+  std::uint32_t tail;            // tiles [0, tail) have looked back: their slots' readers are done
+  std::uint32_t written;         // tiles whose keys (and values) are written, added by each block
+  std::uint32_t group_done[kTailGroups];  // looked-back tiles per tail group, a ring
 };
 
 inline constexpr std::uint32_t kMaxCountBlocks = 1024;  // grid limit of count_digits
@@ -242,31 +243,48 @@ __device__ __forceinline__ void wait_for_slot(PassControl& pass, std::uint32_t t
   }
 }
 
-/// Thread 0 of one block: waits until every tile of `pass` is done (the pass's writes are
+/// Thread 0 of a block that leaves `pass` (it took a tile of a later pass, or found no more
+/// work): counts its `tiles` of the pass as written. Release: the block's writes, ordered
+/// before it by a barrier, are visible to whoever sees the count.
+__device__ __forceinline__ void count_written(PassControl& pass, std::uint32_t tiles) {
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> written(pass.written);
+  written.fetch_add(tiles, cuda::memory_order_release);
+}
+
+/// Thread 0 of one block: waits until every tile of `pass` is written (the pass's writes are
 /// visible to the block after a barrier).
 __device__ __forceinline__ void wait_for_pass(PassControl& pass, std::uint32_t num_tiles) {
-  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(pass.tail);
-  while (tail.load(cuda::memory_order_acquire) < num_tiles) {
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> written(pass.written);
+  while (written.load(cuda::memory_order_acquire) < num_tiles) {
     __nanosleep(100);
   }
 }
 
-/// Thread 0 of tile `tile`, after the whole block finished its tile (a barrier): counts it in
-/// its tail group; the group's last tile moves the tail past the group once the groups before
-/// it have moved it to the group's start.
-__device__ __forceinline__ void advance_tail(PassControl& pass, std::uint32_t tile,
-                                             std::uint32_t num_tiles) {
-  const std::uint32_t group = tile >> kTailBits;
-  const std::uint32_t group_start = group << kTailBits;
-  const std::uint32_t group_size = min(kTailGroupTiles, num_tiles - group_start);
+/// Thread 0 of tile `tile`, once the whole block has looked back (a barrier): counts the tile
+/// in its tail group and returns the group's count before it, for advance_tail. The group's
+/// counter is never reset: each use of it adds its group's size, a multiple of kTailGroupTiles
+/// but for the pass's last group. Relaxed, here and in advance_tail: every look-back load of
+/// the tile returned its value before the barrier (the tile's bases in shared memory are made
+/// of them), so no write to their slots after the tail passes them can reach them. (Release,
+/// this count waited for the tile's table stores: pairs 5-12% slower.)
+__device__ __forceinline__ std::uint32_t count_in_tail_group(PassControl& pass,
+                                                             std::uint32_t tile) {
   cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> done(
-      pass.group_done[group % kTailGroups]);
-  if (done.fetch_add(1, cuda::memory_order_acq_rel) + 1 != group_size) return;
+      pass.group_done[(tile >> kTailBits) % kTailGroups]);
+  return done.fetch_add(1, cuda::memory_order_relaxed);
+}
+
+/// Thread 0 of tile `tile`, with count_in_tail_group's count: the group's last tile moves the
+/// tail past the group once the groups before it have moved it to the group's start.
+__device__ __forceinline__ void advance_tail(PassControl& pass, std::uint32_t tile,
+                                             std::uint32_t num_tiles, std::uint32_t done_before) {
+  const std::uint32_t group_start = tile & ~(kTailGroupTiles - 1);
+  const std::uint32_t group_size = min(kTailGroupTiles, num_tiles - group_start);
+  if ((done_before + 1) % kTailGroupTiles != group_size % kTailGroupTiles) return;
   cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(pass.tail);
-  while (tail.load(cuda::memory_order_acquire) != group_start) {
+  while (tail.load(cuda::memory_order_relaxed) != group_start) {
   }
-  done.store(0, cuda::memory_order_relaxed);
-  tail.store(group_start + group_size, cuda::memory_order_release);
+  tail.store(group_start + group_size, cuda::memory_order_relaxed);
 }
 
 // [SECTION] Ranking (warp multi-split)
@@ -542,6 +560,7 @@ __device__ __forceinline__ void plan_passes(const Problem& problem, Control* con
       pass_control.from_alternate = passes_run % 2;
       pass_control.sequence_base = sequence;
       pass_control.tail = 0;
+      pass_control.written = 0;
       if (run) control->pass_order[passes_run] = static_cast<std::uint32_t>(pass);
     }
     if (run) {
@@ -835,6 +854,9 @@ struct PassShape {
     std::uint32_t tile_base[kBins];  // global place of the sorted tile's position 0, per digit
     std::uint32_t tile;
     std::uint32_t order;  // onesweep_passes: the tile's pass, as an index of Control::pass_order
+    // onesweep_passes, thread 0: the block's tiles written in that pass. (A register of the
+    // kernel's loop, it cost pair passes 1.5-3% in spills.)
+    std::uint32_t written;
   };
 
   /// Every thread: zeroes warp_counts, 16 bytes a store. (A store a counter, indexed
@@ -940,6 +962,16 @@ struct PassAgent {
       shared.tile_base[digit] = control->digit_offsets[pass][digit] + before - digit_start;
     }
     __syncthreads();
+    // The tail covers the look-back only (a slot is free once its readers are done), without a
+    // fence: the pass's end is counted apart (`written`). A keys-only tile counts itself in its
+    // tail group here, its round trip in flight while the keys are written; a key-value tile
+    // only at its end. H200, ms, against a fenced tail over whole tiles: 2^24 keys 0.3985 ->
+    // 0.3852, 2^26 1.3992 -> 1.3422, pairs the same; 2^26 pairs counted here 1.5% slower.
+    constexpr bool kCountAfterLookBack = !kWithValues;
+    std::uint32_t group_done_before = 0;
+    if (kCountAfterLookBack && threadIdx.x == 0) {
+      group_done_before = count_in_tail_group(pass_control, tile);
+    }
 
     std::uint32_t values[kWithValues ? kItems : 1];
     // Values loaded after the look-back, not before it (where their loads slowed its walk and
@@ -983,21 +1015,24 @@ struct PassAgent {
       }
     }
 
-    // The tail covers the whole tile, its writes too: the next pass waits for it.
-    __syncthreads();
-    if (threadIdx.x == 0) advance_tail(pass_control, tile, problem.num_tiles);
+    if (!kCountAfterLookBack && threadIdx.x == 0) {
+      group_done_before = count_in_tail_group(pass_control, tile);
+    }
+    if (threadIdx.x == 0) advance_tail(pass_control, tile, problem.num_tiles, group_done_before);
+    __syncthreads();  // the tile is written: the block may take the next
   }
 };
 
 /// Every pass that runs (Control::pass_order), in one persistent kernel, then the end of the
 /// sort: `report`, and after an odd number of passes the copy back. Blocks take tiles from one
 /// counter through the passes in order; a block whose next tile is of the next pass waits
-/// until the pass before is done (its tail at num_tiles). Neither that wait nor the copy
-/// back's can deadlock: every tile of the pass waited on was taken by a running block, and no
-/// tile waits on a later one. A pass that does not run takes no launch and no tile, and a
-/// sorted input ends here at once. Against a kernel a pass (graph launches, H100): sorted 2^24
-/// keys 0.0484 -> 0.0439 ms, 2^16 keys 0.0514 -> 0.0495 and pairs 0.0546 -> 0.0490; 2^24
-/// uniform keys 0.4366 -> 0.4412 (1% slower), pairs the same.
+/// until the pass before is written (`written` at num_tiles: each block adds its tiles of a
+/// pass as it takes work past it). Neither that wait nor the copy back's can deadlock: every
+/// tile of the pass waited on was taken by a running block, which counts it before it waits on
+/// anything, and no tile waits on a later one. A pass that does not run takes no launch and no
+/// tile, and a sorted input ends here at once. Against a kernel a pass (graph launches, H100):
+/// sorted 2^24 keys 0.0484 -> 0.0439 ms, 2^16 keys 0.0514 -> 0.0495 and pairs 0.0546 -> 0.0490;
+/// 2^24 uniform keys 0.4366 -> 0.4412 (1% slower), pairs the same.
 ///
 /// Its shared memory (Shape::Shared, over 48 KiB for pairs) is dynamic: the launch passes
 /// sizeof(Shared) and the host raises the kernel's limit once.
@@ -1013,10 +1048,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const std::uint32_t passes_run = control->passes_run;
   std::uint32_t order = 0;  // Control::pass_order's index this block works in, and its pass
   int pass = passes_run != 0 ? static_cast<int>(control->pass_order[0]) : 0;
+  if (threadIdx.x == 0) shared.written = 0;
   while (passes_run != 0) {  // none for a sorted input, nor for a count of 0 from the device
     if (threadIdx.x == 0) {
       const std::uint32_t work = atomicAdd(&control->next_work, 1u);
-      shared.order = work / problem.num_tiles;
+      const std::uint32_t work_order = work / problem.num_tiles;
+      if (work_order != order && shared.written != 0) {  // the block leaves its pass
+        count_written(control->passes[control->pass_order[order]], shared.written);
+        shared.written = 0;
+      }
+      shared.order = work_order;
       shared.tile = work % problem.num_tiles;
     }
     Agent::Shape::clear_warp_counts(shared);
@@ -1036,6 +1077,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     } else {
       agent.template run<false>();
     }
+    if (threadIdx.x == 0) ++shared.written;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
   if (passes_run % 2 != 0) copy_back_share(problem_in, control);  // the result is in the alternate
