@@ -902,16 +902,26 @@ struct PassAgent {
       return kFull || first + item * kWarpThreads < problem.count;
     };
 
-    // The keys of the tile this block will likely take next (blocks take tiles in turn) start
-    // moving into L2, so that their loads wait less: a hint, wrong at times, never past the
-    // pass's last full tile. H200, ms: 2^24 keys 0.4220 -> 0.4178, 2^26 1.5122 -> 1.4875, 2^28
-    // 5.8447 -> 5.7492. Key-value passes gain nothing from it (2^26 pairs 2.2664 -> 2.2763),
-    // and lose 1.5-2% when the next tile's values are prefetched too; two tiles ahead, keys
-    // lose 1.7-2.7%.
-    const std::uint32_t ahead = tile + gridDim.x;
-    if (threadIdx.x == 0 && ahead + 1 < problem.num_tiles) {
-      prefetch_to_l2(source_keys + ahead * Shape::kTileKeys,
-                     Shape::kTileKeys * sizeof(std::uint32_t));
+    // A keys-only tile starts moving into L2 the keys of the tile its block will likely take
+    // next (blocks take tiles in turn), so that their loads wait less: a hint, wrong at times,
+    // never past the pass's last full tile. H200, ms: 2^24 keys 0.4220 -> 0.4178, 2^26 1.5122
+    // -> 1.4875, 2^28 5.8447 -> 5.7492; two tiles ahead, keys lose 1.7-2.7%. A key-value tile
+    // instead starts moving its own values, loaded only after its look-back: 384 x 20, ms,
+    // 2^26 pairs 2.1184 -> 2.0834, 2^28 8.130 -> 8.005, narrow16 0.3089 -> 0.3046. (Both: no
+    // gain. The next tile's keys and values: 1.5-2% slower.) A lane of the second warp issues
+    // it: thread 0 waits for the tile's slot.
+    if constexpr (kWithValues) {
+      const std::uint32_t* source_values =
+          from_alternate ? problem.alternate_values : problem.values;
+      if (kFull && threadIdx.x == kWarpThreads) {
+        prefetch_to_l2(source_values + tile_start, Shape::kTileKeys * sizeof(std::uint32_t));
+      }
+    } else {
+      const std::uint32_t ahead = tile + gridDim.x;
+      if (threadIdx.x == 0 && ahead + 1 < problem.num_tiles) {
+        prefetch_to_l2(source_keys + ahead * Shape::kTileKeys,
+                       Shape::kTileKeys * sizeof(std::uint32_t));
+      }
     }
 
     // This thread's items from a pointer to its first, so that each load's address is an
