@@ -902,28 +902,6 @@ struct PassAgent {
       return kFull || first + item * kWarpThreads < problem.count;
     };
 
-    // A keys-only tile starts moving into L2 the keys of the tile its block will likely take
-    // next (blocks take tiles in turn), so that their loads wait less: a hint, wrong at times,
-    // never past the pass's last full tile. H200, ms: 2^24 keys 0.4220 -> 0.4178, 2^26 1.5122
-    // -> 1.4875, 2^28 5.8447 -> 5.7492; two tiles ahead, keys lose 1.7-2.7%. A key-value tile
-    // instead starts moving its own values, loaded only after its look-back: 384 x 20, ms,
-    // 2^26 pairs 2.1184 -> 2.0834, 2^28 8.130 -> 8.005, narrow16 0.3089 -> 0.3046. (Both: no
-    // gain. The next tile's keys and values: 1.5-2% slower.) A lane of the second warp issues
-    // it: thread 0 waits for the tile's slot.
-    if constexpr (kWithValues) {
-      const std::uint32_t* source_values =
-          from_alternate ? problem.alternate_values : problem.values;
-      if (kFull && threadIdx.x == kWarpThreads) {
-        prefetch_to_l2(source_values + tile_start, Shape::kTileKeys * sizeof(std::uint32_t));
-      }
-    } else {
-      const std::uint32_t ahead = tile + gridDim.x;
-      if (threadIdx.x == 0 && ahead + 1 < problem.num_tiles) {
-        prefetch_to_l2(source_keys + ahead * Shape::kTileKeys,
-                       Shape::kTileKeys * sizeof(std::uint32_t));
-      }
-    }
-
     // This thread's items from a pointer to its first, so that each load's address is an
     // offset of one 64-bit base (an index `first + item * 32` costs a 64-bit multiply-add and
     // two moves a load, since the 32-bit sum may wrap). With clear_warp_counts, H200, ms: 2^24
@@ -944,6 +922,32 @@ struct PassAgent {
     count_in_warp<kItems, kFull>(keys, first, problem.count, digit_of, counts);
     if (threadIdx.x == 0) wait_for_slot(pass_control, tile);
     __syncthreads();
+    // Once its keys are in, a tile starts moving into L2 what it will load next (a hint that
+    // nothing waits for), from a lane of the second warp since thread 0 waits for the slot:
+    // - keys-only: the keys of the tile its block will likely take next (blocks take tiles in
+    //   turn; wrong at times, never past the pass's last full tile). H200, ms: issued as the
+    //   tile starts, 2^24 0.4220 -> 0.4178, 2^26 1.5122 -> 1.4875, 2^28 5.8447 -> 5.7492 (two
+    //   tiles ahead: 1.7-2.7% slower); issued here instead, 384 x 20, 2^24 0.3851 -> 0.3789,
+    //   2^26 1.3402 -> 1.3239, 2^28 5.147 -> 5.095.
+    // - key-value: the tile's own values, loaded only after the look-back. 384 x 20, 2^24 /
+    //   2^26 / 2^28 pairs, ms: the next tile's keys as the tile starts 0.5875 / 2.1142 / 8.152;
+    //   the values as it starts 0.5823 / 2.0883 / 8.011; the values here (against that in one
+    //   run) 0.5810 / 2.0835 / 7.973 -> 0.5685 / 2.0464 / 7.794. Values and the next tile's
+    //   keys as it starts: no gain; the next tile's keys and values: 1.5-2% slower.
+    if (threadIdx.x == kWarpThreads) {
+      if constexpr (kWithValues) {
+        if (kFull) {
+          prefetch_to_l2((from_alternate ? problem.alternate_values : problem.values) + tile_start,
+                         Shape::kTileKeys * sizeof(std::uint32_t));
+        }
+      } else {
+        const std::uint32_t ahead = tile + gridDim.x;
+        if (ahead + 1 < problem.num_tiles) {
+          prefetch_to_l2(source_keys + ahead * Shape::kTileKeys,
+                         Shape::kTileKeys * sizeof(std::uint32_t));
+        }
+      }
+    }
     if (digit < kBins) {
       std::uint32_t own = 0;
 #pragma unroll
