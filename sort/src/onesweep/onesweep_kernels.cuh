@@ -991,15 +991,14 @@ struct PassAgent {
     }
     __syncthreads();
     // The tail covers the look-back only (a slot is free once its readers are done), without a
-    // fence: the pass's end is counted apart (`written`). A keys-only tile counts itself in its
-    // tail group here, its round trip in flight while the keys are written; a key-value tile
-    // only at its end. H200, ms, against a fenced tail over whole tiles: 2^24 keys 0.3985 ->
-    // 0.3852, 2^26 1.3992 -> 1.3422, pairs the same; 2^26 pairs counted here 1.5% slower.
-    constexpr bool kCountAfterLookBack = !kWithValues;
+    // fence: the pass's end is counted apart (`written`). A tile counts itself in its tail
+    // group here, its round trip in flight while the keys are written. H200, ms, against a
+    // fenced tail over whole tiles: 2^24 keys 0.3985 -> 0.3852, 2^26 1.3992 -> 1.3422. Key-value
+    // tiles counted at their end until their keys stopped spilling (count_in_warp): here, 2^26
+    // pairs were 1.5% slower then; after it, 384 x 20, 2^24 0.5571 -> 0.5272, 2^26 1.9829 ->
+    // 1.9304 (384 x 16: 2^24 0.8% faster, 2^26 1.5% slower).
     std::uint32_t group_done_before = 0;
-    if (kCountAfterLookBack && threadIdx.x == 0) {
-      group_done_before = count_in_tail_group(pass_control, tile);
-    }
+    if (threadIdx.x == 0) group_done_before = count_in_tail_group(pass_control, tile);
 
     std::uint32_t values[kWithValues ? kItems : 1];
     // Values loaded after the look-back, not before it (where their loads slowed its walk and
@@ -1041,10 +1040,6 @@ struct PassAgent {
           target_values[shared.exchange[position]] = shared.value_exchange[position];
         }
       }
-    }
-
-    if (!kCountAfterLookBack && threadIdx.x == 0) {
-      group_done_before = count_in_tail_group(pass_control, tile);
     }
     if (threadIdx.x == 0) advance_tail(pass_control, tile, problem.num_tiles, group_done_before);
   }
