@@ -86,9 +86,9 @@ TEST(OnesweepTiles, SizesAroundTileMultiplesAndTheTableSize) {
 
 // 2^26 keys are 7282 to 13108 tiles per pass (tiles of 9216 to 5120 keys; the last one
 // partial): every pass wraps the 1024-slot table seven to twelve times, and four passes in a row
-// reuse its slots without clearing them. Keys-only and key-value tiles free their slots at
-// different points (after the look-back, at the tile's end): the key-value result is checked in
-// O(n), and the keys-only result must equal its keys.
+// reuse its slots without clearing them. Keys-only and key-value sorts calibrate to different
+// tiles, so both wrap it: the key-value result is checked in O(n), and the keys-only result
+// must equal its keys.
 TEST(OnesweepTiles, TilesWrapTheLookbackTableManyTimes) {
   RSW_REQUIRE_CUDA_DEVICE();
   constexpr std::size_t kCount = std::size_t{1} << 26;
