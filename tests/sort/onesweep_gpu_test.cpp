@@ -3,13 +3,14 @@
 // descending order; tile counts that wrap the circular look-back table many times; skipped
 // passes and the fused order check; temp storage that does not grow with n and is never
 // cleared between sorts; bit-identical repeats; each launch mode (stream, graph), with passes
-// skipped before, between and after the passes that run; each upfront histogram kernel; and the
-// tile presort of nearly sorted keys.
+// skipped before, between and after the passes that run; each upfront histogram kernel; the
+// tile presort of nearly sorted keys; and key-value passes through records or arrays.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <tuple>
 
 #include "rsw/sort/sorter.hpp"
@@ -230,6 +231,48 @@ TEST(OnesweepStats, OneInversionIsFoundWhereverItIs) {
       EXPECT_TRUE(std::equal(got.begin() + static_cast<std::ptrdiff_t>(offset),
                              got.begin() + static_cast<std::ptrdiff_t>(offset + kCount),
                              sorted.begin() + static_cast<std::ptrdiff_t>(offset)));
+    }
+  }
+}
+
+// Key-value passes move 8-byte records {key, value} between passes where the caller's buffers
+// can hold them (both 8-byte aligned, an even count), else key and value arrays: every number
+// of passes (each with its last buffer), both parities of the count, aligned and unaligned.
+TEST(OnesweepPairs, RecordsOrArraysForEveryPassCountParityAndAlignment) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  for (int bits : {8, 16, 24, 32}) {
+    for (std::size_t count : {std::size_t{200'000}, std::size_t{200'003}}) {
+      for (std::size_t offset : {std::size_t{0}, std::size_t{1}}) {
+        const std::uint32_t seed = test::fresh_seed();
+        std::vector<std::uint32_t> original =
+            test::make_keys(count + offset, KeyDistribution::Uniform, seed);
+        for (std::uint32_t& key : original)
+          key &= bits == 32 ? ~0u : (1u << bits) - 1u;
+        DeviceBuffer<std::uint32_t> keys(original);
+        DeviceBuffer<std::uint32_t> values(test::make_indices(count + offset));
+        sorter.sort_pairs(DeviceSpan<std::uint32_t>{keys.data() + offset, count},
+                          DeviceSpan<std::uint32_t>{values.data() + offset, count}, kOnesweep);
+        const std::string where = "bits " + std::to_string(bits) + ", n " + std::to_string(count) +
+                                  ", offset " + std::to_string(offset) + ", seed " +
+                                  std::to_string(seed);
+        EXPECT_EQ(sorter.last_stats().passes_run, bits / 8) << where;
+        std::vector<std::uint32_t> sorted_keys = keys.to_vector();
+        std::vector<std::uint32_t> sorted_values = values.to_vector();
+        if (offset != 0) {
+          EXPECT_EQ(sorted_keys[0], original[0])
+              << "the key before the span was touched, " << where;
+          EXPECT_EQ(sorted_values[0], 0u) << "the value before the span was touched, " << where;
+        }
+        original.erase(original.begin(), original.begin() + static_cast<std::ptrdiff_t>(offset));
+        sorted_keys.erase(sorted_keys.begin(),
+                          sorted_keys.begin() + static_cast<std::ptrdiff_t>(offset));
+        sorted_values.erase(sorted_values.begin(),
+                            sorted_values.begin() + static_cast<std::ptrdiff_t>(offset));
+        for (std::uint32_t& value : sorted_values)
+          value -= static_cast<std::uint32_t>(offset);  // indices of the span
+        EXPECT_TRUE(test::is_stable_sort_of(original, sorted_keys, sorted_values)) << where;
+      }
     }
   }
 }

@@ -1,5 +1,6 @@
 // Host side of the Onesweep sort: temp storage (the 2 MiB circular look-back table and a
-// control block, constant in n, plus the alternate key/value buffers), the calibrated tuning,
+// control block, constant in n, plus the alternate buffer of n keys or n key-value records),
+// the calibrated tuning,
 // and the launch: one CUDA graph of three kernels (the histogram read, its recount, and the
 // passes, which read the plan the histogram kernel left in device memory, so the host never
 // waits); or, for small n, a single block.
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -29,6 +31,10 @@
 namespace rsw::sort::detail {
 namespace onesweep {
 namespace {
+
+bool is_aligned(const void* pointer, std::size_t bytes) {
+  return reinterpret_cast<std::uintptr_t>(pointer) % bytes == 0;
+}
 
 // [SECTION] Tunings and calibration
 // Threads per block and keys per thread of the pass kernel: larger tiles write longer runs
@@ -230,15 +236,18 @@ class OnesweepSorter final : public GpuSorter {
     const Problem problem{
         .keys = request.keys,
         .values = request.values,
-        .alternate_keys = single_tile ? nullptr : alternate_keys_.data(),
-        .alternate_values = single_tile || !with_values ? nullptr : alternate_values_.data(),
+        .alternate = single_tile ? nullptr : alternate_.data(),
         .count = count,
         .num_tiles = num_tiles,
         .order_mask = order_mask_of(request.begin_bit, request.end_bit),
         .begin_bit = request.begin_bit,
         .end_bit = request.end_bit,
         .num_passes = passes_total,
-        .descending = request.descending ? 1 : 0};
+        .descending = request.descending ? 1 : 0,
+        .caller_records = with_values && is_aligned(request.keys, sizeof(std::uint64_t)) &&
+                                  is_aligned(request.values, sizeof(std::uint64_t))
+                              ? 1
+                              : 0};
     if (request.device_count != nullptr) {
       store_counted_problem<<<1, 1, 0, request.stream>>>(
           problem_.data(), problem, request.device_count, tuning.tile(), control_.data());
@@ -301,8 +310,7 @@ class OnesweepSorter final : public GpuSorter {
   }
 
   std::size_t temp_bytes() const noexcept override {
-    return scratch_bytes() +
-           (alternate_keys_.capacity() + alternate_values_.capacity()) * sizeof(std::uint32_t);
+    return scratch_bytes() + alternate_.capacity() * sizeof(std::uint32_t);
   }
 
   std::size_t scratch_bytes() const noexcept override {
@@ -320,11 +328,10 @@ class OnesweepSorter final : public GpuSorter {
     std::size_t tuning = kDefaultTuning;
   };
 
+  // The alternate buffer: n keys, or n records {key, value} (PassBuffers).
   void reserve(std::uint32_t count, bool with_values) {
-    alternate_keys_.resize_discarding(std::max<std::size_t>(alternate_keys_.size(), count));
-    if (with_values) {
-      alternate_values_.resize_discarding(std::max<std::size_t>(alternate_values_.size(), count));
-    }
+    const std::size_t words = std::size_t{count} * (with_values ? 2 : 1);
+    alternate_.resize_discarding(std::max(alternate_.size(), words));
   }
 
   // A frame loop sorts the same buffers every frame: upload only what changed.
@@ -434,10 +441,9 @@ class OnesweepSorter final : public GpuSorter {
           calibrating_tuning_.reset();
           return read_stats().milliseconds;
         });
-    // The calibration's alternate buffers are not this sorter's size: let the sort size them.
+    // The calibration's alternate buffer is not this sorter's size: let the sort size it.
     synchronize(stream);
-    alternate_keys_ = {};
-    alternate_values_ = {};
+    alternate_ = {};
     return best;
   }
 
@@ -446,8 +452,7 @@ class OnesweepSorter final : public GpuSorter {
   DeviceBuffer<Problem> problem_;
   DeviceBuffer<Control> control_;
   DeviceBuffer<std::uint64_t> table_;
-  DeviceBuffer<std::uint32_t> alternate_keys_;
-  DeviceBuffer<std::uint32_t> alternate_values_;
+  DeviceBuffer<std::uint32_t> alternate_;  // PassBuffers: n keys, or n records
   std::optional<Problem> uploaded_problem_;
   std::map<PassKernel, std::uint32_t> resident_;  // per kernel, its limit raised once
   GraphCache<GraphShape> graphs_;

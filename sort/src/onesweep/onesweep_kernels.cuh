@@ -47,10 +47,10 @@ inline constexpr int kWarpThreads = 32;
 /// The sort's buffers and shape, in device memory, written before a sort when they change
 /// (count and num_tiles by store_counted_problem when the count is in device memory).
 struct Problem {
-  std::uint32_t* keys;              // the caller's keys; the sorted keys end here
-  std::uint32_t* values;            // the caller's values, or nullptr
-  std::uint32_t* alternate_keys;    // the sorter's alternate buffers, n each
-  std::uint32_t* alternate_values;  // nullptr for keys-only sorts
+  std::uint32_t* keys;    // the caller's keys; the sorted keys end here
+  std::uint32_t* values;  // the caller's values, or nullptr
+  // The sorter's alternate buffer: n keys, or for a key-value sort n records {key, value}.
+  std::uint32_t* alternate;
   std::uint32_t count;
   std::uint32_t num_tiles;   // tiles of one pass
   std::uint32_t order_mask;  // the bits that take part in the order, after >> begin_bit
@@ -58,6 +58,7 @@ struct Problem {
   int end_bit;
   int num_passes;
   int descending;
+  int caller_records;  // key-value: 1 when the caller's buffers are 8-byte aligned (Records)
 };
 
 inline constexpr std::uint32_t kTableTiles = 1024;    // N_table: 1024 x 256 x 8 B = 2 MiB
@@ -66,9 +67,83 @@ inline constexpr int kTailBits = 5;  // the tail advances in groups of 2^kTailBi
 inline constexpr std::uint32_t kTailGroupTiles = 1u << kTailBits;
 inline constexpr std::uint32_t kTailGroups = kTableTiles / kTailGroupTiles;  // counters' ring
 
+// Where a pass reads and writes. A key-value pass moves records {key, value} of 8 bytes where
+// it can, not a key array and a value array: its scatter then writes 256 runs a tile, not 512,
+// each of whole records. Pass k (of the passes that run) reads what pass k - 1 wrote: pass 0
+// the caller's buffers; then the alternate buffer (k odd), as records, and the caller's buffers
+// (k even), which hold records between passes when both are 8-byte aligned and the count is
+// even (n records fill their 2n words: the first n / 2 in the key buffer, the rest in the
+// value buffer). The last pass writes the caller's buffers as they are, or (after an odd
+// number of passes) the copy back does. A keys-only pass reads and writes keys.
+//
+// Why (H200, 2^26 pairs, 384 x 24, every pass's writes changed, the output unsorted): with
+// each tile's keys and values written to consecutive places instead of their digits' runs, a
+// sort took 22% less time (keys-only: 4%); with records written instead of two arrays, 17%
+// less; 32 keys then their 32 values (128-byte halves), 8%. Reading records costs some of it
+// back: a key is loaded every 8 bytes, and its value copied from the same record as it is
+// ranked. (Staging each tile's values in shared memory, or holding them in registers until
+// ranked, was slower.) Records where the caller's buffers allow, 384 x 20, ms: 2^24 0.5288 ->
+// 0.5338, 2^26 1.9174 -> 1.8181, 2^28 7.4274 -> 6.9090.
+
+/// n records {key, value} of two words each: record i at low + 2 i below `split`, and at
+/// high + 2 (i - split) from it.
+struct Records {
+  std::uint32_t* low;
+  std::uint32_t* high;
+  std::uint32_t split;
+
+  __device__ __forceinline__ std::uint32_t* at(std::uint32_t i) const {
+    return i < split ? low + 2 * std::size_t{i} : high + 2 * (std::size_t{i} - split);
+  }
+  /// Whether records [begin, end) are not all on one side of the split.
+  __device__ __forceinline__ bool straddles(std::uint32_t begin, std::uint32_t end) const {
+    return begin < split && split < end;
+  }
+};
+
+/// What one key-value pass reads and writes: keys and values as arrays, or records. (A
+/// keys-only pass reads the caller's keys or the alternate's, PassControl::from_alternate, and
+/// writes the other.)
+struct PassBuffers {
+  std::uint32_t source_records;      // 1: source, else source_keys and source_values
+  std::uint32_t target_records;      // 1: target, else target_keys and target_values
+  const std::uint32_t* source_keys;  // arrays (source_records false)
+  const std::uint32_t* source_values;
+  Records source;  // records
+  std::uint32_t* target_keys;
+  std::uint32_t* target_values;
+  Records target;
+
+  /// Pass `order` of `passes_run` (an index of Control::pass_order), planned by count_digits.
+  __device__ __forceinline__ static PassBuffers of(const Problem& problem, std::uint32_t order,
+                                                   std::uint32_t passes_run) {
+    PassBuffers buffers{};
+    const Records alternate{problem.alternate, problem.alternate, 0xFFFFFFFFu};
+    const bool caller_records = problem.caller_records != 0 && problem.count % 2 == 0;
+    const Records caller{problem.keys, problem.values, problem.count / 2};
+    buffers.source_keys = problem.keys;
+    buffers.source_values = problem.values;
+    buffers.target_keys = problem.keys;
+    buffers.target_values = problem.values;
+    if (order % 2 == 0) {  // from the caller's buffers to the alternate
+      buffers.source_records = order != 0 && caller_records ? 1u : 0u;
+      buffers.source = caller;
+      buffers.target_records = 1;
+      buffers.target = alternate;
+    } else {  // from the alternate to the caller's buffers
+      buffers.source_records = 1;
+      buffers.source = alternate;
+      buffers.target_records = order + 1 != passes_run && caller_records ? 1u : 0u;
+      buffers.target = caller;
+    }
+    return buffers;
+  }
+};
+
 /// One pass's state, planned by count_digits and advanced by the pass's tiles.
 struct PassControl {
-  std::uint32_t from_alternate;  // 1: reads the alternate buffers and writes the caller's
+  std::uint32_t from_alternate;  // keys-only: 1 reads the alternate buffer, writes the caller's
+  PassBuffers buffers;           // key-value: where the pass reads and writes
   std::uint32_t sequence_base;   // sequence number of the pass's tile 0 (names its table slots)
   std::uint32_t tail;            // tiles [0, tail) have looked back: their slots' readers are done
   std::uint32_t written;         // tiles whose keys (and values) are written, added by each block
@@ -224,6 +299,25 @@ __device__ __forceinline__ void prefetch_to_l2(const void* source, std::uint32_t
 #endif
 }
 
+/// Starts copying the 4-byte word at global `from` to shared `to`, without a register on the
+/// way (Ampere's asynchronous copy); wait_for_shared_copies waits for this thread's copies.
+__device__ __forceinline__ void copy_to_shared_async(std::uint32_t* to, const std::uint32_t* from) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+                   static_cast<std::uint32_t>(__cvta_generic_to_shared(to))),
+               "l"(__cvta_generic_to_global(from))
+               : "memory");
+#else
+  *to = *from;
+#endif
+}
+
+__device__ __forceinline__ void wait_for_shared_copies() {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 /// The sort's graph launches each kernel while the one before it ends (a programmatic
 /// dependency, Hopper): its launch and its blocks' start overlap that kernel's last blocks.
 /// A kernel waits here before it reads what the kernel before it wrote (at once when it was
@@ -334,12 +428,12 @@ __device__ __forceinline__ void keep_peers(unsigned& peers, std::uint32_t digit,
 /// within the warp: ranks[k] = counts[digit] + the warp's earlier keys of the same digit;
 /// counts[digit] grows by the warp's keys of that digit (kPlainBump: without an atomic). Each
 /// valid key is also written to exchange[rank] at once, so the keys need not stay in registers.
-template <int kItems, bool kFullTile, bool kPlainBump = false>
+template <int kItems, bool kFullTile, bool kPlainBump = false, class OnRanked>
 __device__ __forceinline__ void rank_in_warp(const std::uint32_t (&keys)[kItems],
                                              std::uint32_t first, std::uint32_t count,
                                              const DigitOf& digit_of, std::uint32_t* counts,
                                              std::uint32_t (&ranks)[kItems],
-                                             std::uint32_t* exchange) {
+                                             std::uint32_t* exchange, OnRanked&& on_ranked) {
   const unsigned lane = threadIdx.x % kWarpThreads;
   const unsigned lanes_below = (1u << lane) - 1u;
   const bool full = kFullTile || first - lane + kItems * kWarpThreads <= count;  // warp-uniform
@@ -360,7 +454,10 @@ __device__ __forceinline__ void rank_in_warp(const std::uint32_t (&keys)[kItems]
       }
     }
     ranks[item] = __shfl_sync(0xFFFFFFFFu, before, leader) + __popc(peers & lanes_below);
-    if (valid) exchange[ranks[item]] = keys[item];
+    if (valid) {
+      exchange[ranks[item]] = keys[item];
+      on_ranked(item, ranks[item]);
+    }
     if constexpr (kPlainBump) __syncwarp();  // the next item's leaders read these counters
   }
 }
@@ -583,6 +680,10 @@ __device__ __forceinline__ void plan_passes(const Problem& problem, Control* con
     }
   }
   if (digit == 0) {
+    for (std::uint32_t order = 0; problem.values != nullptr && order < passes_run; ++order) {
+      control->passes[control->pass_order[order]].buffers =
+          PassBuffers::of(problem, order, passes_run);
+    }
     control->next_sequence = sequence;
     control->passes_run = passes_run;
     control->early_exit = unsorted ? 0u : 1u;
@@ -838,8 +939,13 @@ __device__ __noinline__ void copy_back_share(const Problem* problem_in, Control*
   __syncthreads();
   const std::uint32_t stride = gridDim.x * blockDim.x;
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < problem.count; i += stride) {
-    problem.keys[i] = __ldcg(&problem.alternate_keys[i]);
-    if (problem.values != nullptr) problem.values[i] = __ldcg(&problem.alternate_values[i]);
+    if (problem.values != nullptr) {
+      const uint2 record = __ldcg(reinterpret_cast<const uint2*>(problem.alternate) + i);
+      problem.keys[i] = record.x;
+      problem.values[i] = record.y;
+    } else {
+      problem.keys[i] = __ldcg(&problem.alternate[i]);
+    }
   }
 }
 
@@ -901,12 +1007,34 @@ struct PassAgent {
   int pass;
   std::uint32_t tile;
 
-  template <bool kFull>
+  /// The tile, with the code for its buffers (block-uniform branches). A full tile (all but the
+  /// pass's last) whose source records are on one side of their split runs without checks.
+  __device__ __forceinline__ void run() {
+    const std::uint32_t tile_start = tile * Shape::kTileKeys;
+    const std::uint32_t tile_end = tile_start + Shape::kTileKeys;
+    bool full = tile_end <= problem.count;
+    if constexpr (kWithValues) {
+      const PassBuffers& buffers = control->passes[pass].buffers;
+      full = full && !(buffers.source_records && buffers.source.straddles(tile_start, tile_end));
+      if (!buffers.source_records) {
+        full ? run<true, false, true>() : run<false, false, true>();
+      } else if (buffers.target_records) {
+        full ? run<true, true, true>() : run<false, true, true>();
+      } else {
+        full ? run<true, true, false>() : run<false, true, false>();
+      }
+    } else {
+      full ? run<true, false, false>() : run<false, false, false>();
+    }
+  }
+
+  template <bool kFull, bool kSourceRecords, bool kTargetRecords>
   __device__ __forceinline__ void run() {
     PassControl& pass_control = control->passes[pass];
-    const bool from_alternate = pass_control.from_alternate != 0;
-    const std::uint32_t* source_keys = from_alternate ? problem.alternate_keys : problem.keys;
-    std::uint32_t* target_keys = from_alternate ? problem.keys : problem.alternate_keys;
+    const PassBuffers buffers = pass_control.buffers;  // key-value; a copy: stores may alias it
+    const bool from_alternate = pass_control.from_alternate != 0;  // keys-only
+    const std::uint32_t* source_keys = from_alternate ? problem.alternate : problem.keys;
+    std::uint32_t* target_keys = from_alternate ? problem.keys : problem.alternate;
     const DigitOf digit_of = DigitOf::for_pass(problem, pass);
     const int warp = threadIdx.x / kWarpThreads;
     const std::uint32_t tile_start = tile * Shape::kTileKeys;
@@ -920,11 +1048,19 @@ struct PassAgent {
     // offset of one 64-bit base (an index `first + item * 32` costs a 64-bit multiply-add and
     // two moves a load, since the 32-bit sum may wrap). With clear_warp_counts, H200, ms: 2^24
     // keys 0.4101 -> 0.3967, 2^26 1.4429 -> 1.3920, 16-bit 0.2182 -> 0.2109; pairs the same.
+    // Records: a key every 8 bytes (the load brings the values into the caches as well).
+    constexpr int kStride = kSourceRecords ? 2 : 1;
+    const std::uint32_t* thread_keys =
+        kSourceRecords ? (kFull ? buffers.source.at(first) : nullptr)
+                       : (kWithValues ? buffers.source_keys : source_keys) + first;
+    const auto key_source = [&](int item) -> const std::uint32_t* {
+      if (kSourceRecords && !kFull) return buffers.source.at(first + item * kWarpThreads);
+      return thread_keys + item * kWarpThreads * kStride;
+    };
     std::uint32_t keys[kItems];
-    const std::uint32_t* thread_keys = source_keys + first;
 #pragma unroll
     for (int item = 0; item < kItems; ++item)
-      keys[item] = valid(item) ? thread_keys[item * kWarpThreads] : 0u;
+      keys[item] = valid(item) ? *key_source(item) : 0u;
 
     // Counts out, prefix in: thread d handles digit d; the ranking runs between publishing
     // the tile's counts and the look-back.
@@ -943,15 +1079,18 @@ struct PassAgent {
     //   tile starts, 2^24 0.4220 -> 0.4178, 2^26 1.5122 -> 1.4875, 2^28 5.8447 -> 5.7492 (two
     //   tiles ahead: 1.7-2.7% slower); issued here instead, 384 x 20, 2^24 0.3851 -> 0.3789,
     //   2^26 1.3402 -> 1.3239, 2^28 5.147 -> 5.095.
-    // - key-value: the tile's own values, loaded only after the look-back. 384 x 20, 2^24 /
+    // - key-value from arrays: the tile's own values, which its ranking copies. 384 x 20, 2^24 /
     //   2^26 / 2^28 pairs, ms: the next tile's keys as the tile starts 0.5875 / 2.1142 / 8.152;
     //   the values as it starts 0.5823 / 2.0883 / 8.011; the values here (against that in one
     //   run) 0.5810 / 2.0835 / 7.973 -> 0.5685 / 2.0464 / 7.794. Values and the next tile's
     //   keys as it starts: no gain; the next tile's keys and values: 1.5-2% slower.
+    //   (Since the ranking copies them, without the prefetch: 2^24 / 2^26 2.2% slower.)
+    // - records: nothing. The records of the tile its block will likely take next (60 KB at
+    //   384 x 20): 2^24 0.5378 -> 0.5555, 2^26 1.8222 -> 1.8541.
     if (threadIdx.x == kWarpThreads) {
       if constexpr (kWithValues) {
-        if (kFull) {
-          prefetch_to_l2((from_alternate ? problem.alternate_values : problem.values) + tile_start,
+        if (kFull && !kSourceRecords) {
+          prefetch_to_l2(buffers.source_values + tile_start,
                          Shape::kTileKeys * sizeof(std::uint32_t));
         }
       } else {
@@ -974,9 +1113,22 @@ struct PassAgent {
     place_warps<kThreads, typename Shape::Scan>(shared.warp_counts, shared.scan, tile_count,
                                                 digit_start);
     __syncthreads();  // every warp's first positions are in place: rank from them
+    // A key-value pass copies each value to its key's place as the key is ranked, global to
+    // shared with no register on the way (cp.async), and waits for the copies only before the
+    // scatter; then keys and values go out in one loop. Against values loaded after the
+    // look-back into registers, placed in shared memory and written in a loop of their own
+    // behind a barrier: H200, 384 x 24, ms: 2^24 0.5594 -> 0.5194, 2^26 1.9627 -> 1.9008.
     std::uint32_t places[kItems];
-    rank_in_warp<kItems, kFull, /*kPlainBump=*/true>(keys, first, problem.count, digit_of, counts,
-                                                     places, shared.exchange);
+    rank_in_warp<kItems, kFull, /*kPlainBump=*/true>(
+        keys, first, problem.count, digit_of, counts, places, shared.exchange,
+        [&](int item, std::uint32_t place) {
+          if constexpr (kWithValues) {
+            const std::uint32_t* value = kSourceRecords
+                                             ? key_source(item) + 1
+                                             : buffers.source_values + first + item * kWarpThreads;
+            copy_to_shared_async(shared.value_exchange + place, value);
+          }
+        });
     if (digit < kBins) {
       std::uint32_t before = 0;
       if (tile != 0) {
@@ -989,6 +1141,7 @@ struct PassAgent {
       }
       shared.tile_base[digit] = control->digit_offsets[pass][digit] + before - digit_start;
     }
+    if constexpr (kWithValues) wait_for_shared_copies();  // the values are in value_exchange
     __syncthreads();
     // The tail covers the look-back only (a slot is free once its readers are done), without a
     // fence: the pass's end is counted apart (`written`). A tile counts itself in its tail
@@ -1000,44 +1153,24 @@ struct PassAgent {
     std::uint32_t group_done_before = 0;
     if (threadIdx.x == 0) group_done_before = count_in_tail_group(pass_control, tile);
 
-    std::uint32_t values[kWithValues ? kItems : 1];
-    // Values loaded after the look-back, not before it (where their loads slowed its walk and
-    // held it to a predecessor at a time), with ranks kept in registers: H200, ms, 2^24 pairs
-    // 0.6084 -> 0.5946, 2^26 2.2374 -> 2.1821, 16-bit 0.3177 -> 0.3117; keys the same. (The
-    // sixth session's form, ranks in shared memory as 16 bits, was 6% slower on an H100.)
-    if constexpr (kWithValues) {  // loads in flight while the keys are written
-      const std::uint32_t* thread_values =
-          (from_alternate ? problem.alternate_values : problem.values) + first;
-#pragma unroll
-      for (int item = 0; item < kItems; ++item)
-        values[item] = valid(item) ? thread_values[item * kWarpThreads] : 0u;
-    }
-
-    // Keys from shared memory to their places: consecutive threads write consecutive places
-    // within a digit.
-    const std::uint32_t tile_keys = kFull ? Shape::kTileKeys : problem.count - tile_start;
+    // Keys (and values) from shared memory to their places: consecutive threads write
+    // consecutive places within a digit; a key-value pass writes a record, or a key and a value.
+    const std::uint32_t tile_keys =
+        kFull ? Shape::kTileKeys : min(Shape::kTileKeys, problem.count - tile_start);
 #pragma unroll
     for (int item = 0; item < kItems; ++item) {
       const std::uint32_t position = item * kThreads + threadIdx.x;
       if (kFull || position < tile_keys) {
         const std::uint32_t key = shared.exchange[position];
         const std::uint32_t target = shared.tile_base[digit_of(key)] + position;
-        target_keys[target] = key;
-        if constexpr (kWithValues) shared.exchange[position] = target;  // for its value
-      }
-    }
-    if constexpr (kWithValues) {  // then the values, to the places their keys took
-#pragma unroll
-      for (int item = 0; item < kItems; ++item) {
-        if (valid(item)) shared.value_exchange[places[item]] = values[item];
-      }
-      __syncthreads();
-      std::uint32_t* target_values = from_alternate ? problem.values : problem.alternate_values;
-#pragma unroll
-      for (int item = 0; item < kItems; ++item) {
-        const std::uint32_t position = item * kThreads + threadIdx.x;
-        if (kFull || position < tile_keys) {
-          target_values[shared.exchange[position]] = shared.value_exchange[position];
+        if constexpr (kTargetRecords) {
+          *reinterpret_cast<uint2*>(buffers.target.at(target)) =
+              make_uint2(key, shared.value_exchange[position]);
+        } else if constexpr (kWithValues) {
+          buffers.target_keys[target] = key;
+          buffers.target_values[target] = shared.value_exchange[position];
+        } else {
+          target_keys[target] = key;
         }
       }
     }
@@ -1097,11 +1230,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       __syncthreads();
     }
     Agent agent{shared, problem, control, table, pass, shared.tile};
-    if ((agent.tile + 1) * Agent::Shape::kTileKeys <= problem.count) {
-      agent.template run<true>();
-    } else {
-      agent.template run<false>();
-    }
+    agent.run();
     if (threadIdx.x == 0) ++shared.written;
   }
   if (blockIdx.x == 0 && threadIdx.x == 0) write_report(control, report);
@@ -1170,7 +1299,7 @@ sort_tile(const Problem& problem, typename SingleTileShape<kWithValues>::Shared&
     if (__syncthreads_or(threadIdx.x < kBins && tile_count == problem.count)) continue;
     std::uint32_t ranks[kItems];
     rank_in_warp<kItems, false>(keys, first, problem.count, digit_of, counts, ranks,
-                                shared.exchange);
+                                shared.exchange, [](int, std::uint32_t) {});
     if constexpr (kWithValues) {
 #pragma unroll
       for (int item = 0; item < kItems; ++item) {
