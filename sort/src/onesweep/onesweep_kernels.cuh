@@ -1117,7 +1117,7 @@ struct PassAgent {
     // shared with no register on the way (cp.async), and waits for the copies only before the
     // scatter; then keys and values go out in one loop. Against values loaded after the
     // look-back into registers, placed in shared memory and written in a loop of their own
-    // behind a barrier: H200, 384 x 24, ms: 2^24 0.5594 -> 0.5194, 2^26 1.9627 -> 1.9008.
+    // behind a barrier: H200, 384 x 24, ms: 2^24 0.5612 -> 0.5201, 2^26 1.9624 -> 1.9079.
     std::uint32_t places[kItems];
     rank_in_warp<kItems, kFull, /*kPlainBump=*/true>(
         keys, first, problem.count, digit_of, counts, places, shared.exchange,
