@@ -1,9 +1,8 @@
 // Host side of the Onesweep sort: temp storage (the 2 MiB circular look-back table and a
 // control block, constant in n, plus the alternate buffer of n keys or n key-value records),
-// the calibrated tuning,
-// and the launch: one CUDA graph of three kernels (the histogram read, its recount, and the
-// passes, which read the plan the histogram kernel left in device memory, so the host never
-// waits); or, for small n, a single block.
+// the calibrated tuning, and the launch: one CUDA graph of three kernels (the histogram read,
+// its recount, and the passes, which read the plan the histogram kernel left in device memory,
+// so the host never waits); or, for small n, a single block.
 //
 // Index:
 //   [SECTION] Tunings and calibration
