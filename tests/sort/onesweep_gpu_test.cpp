@@ -235,11 +235,21 @@ TEST(OnesweepStats, OneInversionIsFoundWhereverItIs) {
   }
 }
 
-// Key-value passes move 8-byte records {key, value} between passes where the caller's buffers
-// can hold them (both 8-byte aligned, an even count), else key and value arrays: every number
-// of passes (each with its last buffer), both parities of the count, aligned and unaligned.
-TEST(OnesweepPairs, RecordsOrArraysForEveryPassCountParityAndAlignment) {
-  RSW_REQUIRE_CUDA_DEVICE();
+// Key-value passes move key and value arrays below 2^25 keys, and 8-byte records {key, value}
+// from there; RSW_ONESWEEP_LAYOUT forces either. Records live in the alternate buffer, and in
+// the caller's buffers where they can hold them (both 8-byte aligned, an even count), else those
+// hold arrays. Each layout: every number of passes (each with its last buffer), both parities
+// of the count, aligned and unaligned; and sizes around tiles.
+class OnesweepPairLayout : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    RSW_REQUIRE_CUDA_DEVICE();
+    ::setenv("RSW_ONESWEEP_LAYOUT", GetParam(), 1);
+  }
+  void TearDown() override { ::unsetenv("RSW_ONESWEEP_LAYOUT"); }
+};
+
+TEST_P(OnesweepPairLayout, EveryPassCountParityAndAlignment) {
   Sorter sorter;
   for (int bits : {8, 16, 24, 32}) {
     for (std::size_t count : {std::size_t{200'000}, std::size_t{200'003}}) {
@@ -276,6 +286,18 @@ TEST(OnesweepPairs, RecordsOrArraysForEveryPassCountParityAndAlignment) {
     }
   }
 }
+
+TEST_P(OnesweepPairLayout, SizesAroundTiles) {
+  for (std::size_t count : {std::size_t{4097}, std::size_t{7681}, std::size_t{9217},
+                            std::size_t{65'521}, std::size_t{1'000'003}}) {
+    for (KeyDistribution distribution : {KeyDistribution::Uniform, KeyDistribution::FewUnique}) {
+      test::check_keys_and_pairs(Algorithm::Onesweep, count, distribution);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Layouts, OnesweepPairLayout, ::testing::Values("arrays", "records"),
+                         [](const auto& test_info) { return std::string(test_info.param); });
 
 TEST(OnesweepStats, PassesWithOneDigitAreSkipped) {
   RSW_REQUIRE_CUDA_DEVICE();

@@ -1,5 +1,5 @@
 // Host side of the Onesweep sort: temp storage (the 2 MiB circular look-back table and a
-// control block, constant in n, plus the alternate buffer of n keys or n key-value records),
+// control block, constant in n, plus the alternate buffer of n keys or 2n words for key-value sorts),
 // the calibrated tuning, and the launch: one CUDA graph of three kernels (the histogram read,
 // its recount, and the passes, which read the plan the histogram kernel left in device memory,
 // so the host never waits); or, for small n, a single block.
@@ -41,22 +41,33 @@ bool is_aligned(const void* pointer, std::size_t bytes) {
 // best differs by GPU and by keys vs pairs; calibrate() times them once per device and mode.
 using PassKernel = void (*)(const Problem*, Control*, std::uint64_t*, std::uint32_t*);
 
+/// What the passes move: keys, or keys and values as two arrays or as records (PassBuffers).
+enum class Payload { Keys, PairArrays, PairRecords };
+
 struct Tuning {
   int threads;
   int items;
   int min_blocks;  // blocks per multiprocessor the register budget is set for
   PassKernel passes_keys;
-  PassKernel passes_pairs;
-  unsigned int shared_keys;  // dynamic shared memory of each
+  PassKernel passes_pair_arrays;   // key-value passes that move key and value arrays
+  PassKernel passes_pair_records;  // and records (PassBuffers)
+  unsigned int shared_keys;        // dynamic shared memory of each
   unsigned int shared_pairs;
 
   std::uint32_t tile() const { return static_cast<std::uint32_t>(threads * items); }
   std::string name() const {
     return std::to_string(threads) + "x" + std::to_string(items) + "/" + std::to_string(min_blocks);
   }
-  PassKernel kernel(bool with_values) const { return with_values ? passes_pairs : passes_keys; }
-  unsigned int shared_bytes(bool with_values) const {
-    return with_values ? shared_pairs : shared_keys;
+  PassKernel kernel(Payload payload) const {
+    switch (payload) {
+      case Payload::Keys: return passes_keys;
+      case Payload::PairArrays: return passes_pair_arrays;
+      case Payload::PairRecords: return passes_pair_records;
+    }
+    return passes_keys;
+  }
+  unsigned int shared_bytes(Payload payload) const {
+    return payload == Payload::Keys ? shared_keys : shared_pairs;
   }
 };
 
@@ -65,8 +76,9 @@ constexpr Tuning make_tuning() {
   return {kThreads,
           kItems,
           kMinBlocks,
-          onesweep_passes<kThreads, kItems, kMinBlocks, false>,
-          onesweep_passes<kThreads, kItems, kMinBlocks, true>,
+          onesweep_passes<kThreads, kItems, kMinBlocks, false, false>,
+          onesweep_passes<kThreads, kItems, kMinBlocks, true, false>,
+          onesweep_passes<kThreads, kItems, kMinBlocks, true, true>,
           sizeof(typename PassShape<kThreads, kItems, false>::Shared),
           sizeof(typename PassShape<kThreads, kItems, true>::Shared)};
 }
@@ -92,6 +104,25 @@ constexpr std::size_t kLargeCalibrationKeys = std::size_t{1} << 24;
 
 std::size_t calibration_keys_for(std::size_t count) {
   return count < kLargeCalibrationKeys ? kCalibrationKeys : kLargeCalibrationKeys;
+}
+
+// Key-value sorts of kRecordsKeys keys or more move records between passes, smaller ones
+// arrays: reading a record loads its key and then copies its value, so each crosses from L2
+// twice, which costs more than the records' shorter write runs save until the sort is bound by
+// DRAM. H200, 384 x 20 (calibrated), ms, arrays / records: 2^22 0.1614 / 0.1964, 2^24 0.5230 /
+// 0.5359, 2^25 0.9774 / 0.9608, 2^26 1.9200 / 1.8062.
+constexpr std::size_t kRecordsKeys = std::size_t{1} << 25;
+
+// RSW_ONESWEEP_LAYOUT=arrays|records forces the key-value passes' layout (for tests and
+// measurements).
+Payload payload_for(bool with_values, std::size_t count) {
+  if (!with_values) return Payload::Keys;
+  const char* setting = std::getenv("RSW_ONESWEEP_LAYOUT");
+  if (setting == nullptr) return count >= kRecordsKeys ? Payload::PairRecords : Payload::PairArrays;
+  if (std::string(setting) == "arrays") return Payload::PairArrays;
+  if (std::string(setting) == "records") return Payload::PairRecords;
+  throw Error(ErrorKind::InvalidArgument,
+              std::string("RSW_ONESWEEP_LAYOUT=") + setting + " (arrays, records)");
 }
 
 // RSW_ONESWEEP_TUNING=256x20/3 forces a tuning and skips the calibration (for profiling).
@@ -172,7 +203,7 @@ std::size_t histogram_for(std::uint32_t count) {
 /// serves every sort of this shape.
 struct GraphShape {
   std::size_t tuning;
-  bool with_values;
+  Payload payload;
   std::uint32_t pass_blocks;  // persistent blocks of a pass: at most what is resident
   std::size_t histogram;
   unsigned int count_blocks;
@@ -214,14 +245,17 @@ class OnesweepSorter final : public GpuSorter {
     const bool with_values = request.values != nullptr;
     const bool trivial = request.count <= 1 || passes_total == 0;  // sorted as it is
     const bool single_tile = request.count <= kSingleTileKeys;
+    // A calibration's sorts move what the sort that calibrates will.
+    const Payload payload =
+        calibrating_ ? calibrating_->payload : payload_for(with_values, request.count);
     // Before anything else: the first sort of a kind calibrates, which runs sorts itself.
     std::size_t tuning_index = kDefaultTuning;
-    if (calibrating_tuning_) {
-      tuning_index = *calibrating_tuning_;
+    if (calibrating_) {
+      tuning_index = calibrating_->tuning;
     } else if (const std::optional<std::size_t> forced = forced_tuning()) {
       tuning_index = *forced;
     } else if (!trivial && !single_tile) {
-      tuning_index = tuning_for(with_values, request.count, request.stream);
+      tuning_index = tuning_for(payload, request.count, request.stream);
     }
     pending_ = Pending{.count = request.count,
                        .passes_total = passes_total,
@@ -243,7 +277,9 @@ class OnesweepSorter final : public GpuSorter {
         .end_bit = request.end_bit,
         .num_passes = passes_total,
         .descending = request.descending ? 1 : 0,
-        .caller_records = with_values && is_aligned(request.keys, sizeof(std::uint64_t)) &&
+        .records = payload == Payload::PairRecords ? 1 : 0,
+        .caller_records = payload == Payload::PairRecords &&
+                                  is_aligned(request.keys, sizeof(std::uint64_t)) &&
                                   is_aligned(request.values, sizeof(std::uint64_t))
                               ? 1
                               : 0};
@@ -268,8 +304,8 @@ class OnesweepSorter final : public GpuSorter {
       const LaunchMode mode = launch_mode();
       const std::size_t histogram = histogram_for(count);
       const GraphShape shape{tuning_index,
-                             with_values,
-                             std::min(num_tiles, resident_blocks(tuning, with_values)),
+                             payload,
+                             std::min(num_tiles, resident_blocks(tuning, payload)),
                              histogram,
                              count_blocks(count, kHistograms[histogram]),
                              passes_total};
@@ -327,7 +363,8 @@ class OnesweepSorter final : public GpuSorter {
     std::size_t tuning = kDefaultTuning;
   };
 
-  // The alternate buffer: n keys, or n records {key, value} (PassBuffers).
+  // The alternate buffer: n keys, or 2n words: n records {key, value}, or n keys then n values
+  // (PassBuffers).
   void reserve(std::uint32_t count, bool with_values) {
     const std::size_t words = std::size_t{count} * (with_values ? 2 : 1);
     alternate_.resize_discarding(std::max(alternate_.size(), words));
@@ -372,27 +409,26 @@ class OnesweepSorter final : public GpuSorter {
     histogram.recount(
         shape.num_passes)<<<shape.count_blocks, histogram.threads, count_shared, stream>>>(
         problem_.data(), control_.data());
-    tuning.kernel(shape.with_values)<<<shape.pass_blocks, tuning.threads,
-                                       tuning.shared_bytes(shape.with_values), stream>>>(
+    tuning.kernel(shape.payload)<<<shape.pass_blocks, tuning.threads,
+                                   tuning.shared_bytes(shape.payload), stream>>>(
         problem_.data(), control_.data(), table_.data(), report_.kernel_words());
     RSW_CUDA_CHECK_LAUNCH("launching the Onesweep sort's kernels");
   }
 
   // Blocks of a tuning's pass kernel that fit on the device at once (its persistent grid).
-  std::uint32_t resident_blocks(const Tuning& tuning, bool with_values) {
-    const PassKernel kernel = tuning.kernel(with_values);
+  std::uint32_t resident_blocks(const Tuning& tuning, Payload payload) {
+    const PassKernel kernel = tuning.kernel(payload);
     const auto found = resident_.find(kernel);
     if (found != resident_.end()) return found->second;
-    const int shared_bytes = static_cast<int>(tuning.shared_bytes(with_values));
+    const int shared_bytes = static_cast<int>(tuning.shared_bytes(payload));
     RSW_CUDA_CHECK(
         cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes),
         "allowing the Onesweep pass kernel " + std::to_string(shared_bytes) +
             " bytes of shared memory");
     int per_multiprocessor = 0;
-    RSW_CUDA_CHECK(
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, tuning.threads,
-                                                      tuning.shared_bytes(with_values)),
-        "reading the Onesweep pass kernel's occupancy");
+    RSW_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                       &per_multiprocessor, kernel, tuning.threads, tuning.shared_bytes(payload)),
+                   "reading the Onesweep pass kernel's occupancy");
     const auto blocks =
         static_cast<std::uint32_t>(std::max(1, per_multiprocessor) * multiprocessors_);
     resident_.emplace(kernel, blocks);
@@ -414,30 +450,33 @@ class OnesweepSorter final : public GpuSorter {
     previous =
         add_kernel(graph.get(), previous, Follows::launch, histogram.recount(shape.num_passes),
                    shape.count_blocks, histogram.threads, count_shared, problem, control);
-    add_kernel(graph.get(), previous, Follows::launch, tuning.kernel(shape.with_values),
-               shape.pass_blocks, tuning.threads, tuning.shared_bytes(shape.with_values), problem,
+    add_kernel(graph.get(), previous, Follows::launch, tuning.kernel(shape.payload),
+               shape.pass_blocks, tuning.threads, tuning.shared_bytes(shape.payload), problem,
                control, table_.data(), report_.kernel_words());
     return graph;
   }
 
-  // The tuning for keys-only or key-value sorts of `count` keys on this device, calibrated on
-  // first use for the count's size class (calibration_keys_for).
-  std::size_t tuning_for(bool with_values, std::size_t count, StreamHandle stream) {
-    static CalibrationTable calibrated;
+  // The tuning for sorts of `count` keys moving `payload` on this device, calibrated on first
+  // use for the count's size class (calibration_keys_for), with that payload.
+  std::size_t tuning_for(Payload payload, std::size_t count, StreamHandle stream) {
+    static CalibrationTable calibrated;          // keys, and key-value arrays
+    static CalibrationTable calibrated_records;  // key-value records
+    const bool with_values = payload != Payload::Keys;
     const std::size_t calibration_keys = calibration_keys_for(count);
-    return calibrated.tuning(device_, with_values, calibration_keys,
-                             [&] { return calibrate(with_values, calibration_keys, stream); });
+    return (payload == Payload::PairRecords ? calibrated_records : calibrated)
+        .tuning(device_, with_values, calibration_keys,
+                [&] { return calibrate(payload, calibration_keys, stream); });
   }
 
-  // The fastest tuning on `calibration_keys` random keys; runs once per device, mode and size
-  // class.
-  std::size_t calibrate(bool with_values, std::size_t calibration_keys, StreamHandle stream) {
+  // The fastest tuning on `calibration_keys` random keys; runs once per device, payload and
+  // size class.
+  std::size_t calibrate(Payload payload, std::size_t calibration_keys, StreamHandle stream) {
     const std::size_t best = fastest_tuning(
-        kTunings.size(), with_values, calibration_keys, stream,
+        kTunings.size(), payload != Payload::Keys, calibration_keys, stream,
         [&](std::size_t tuning, std::uint32_t* keys, std::uint32_t* values) {
-          calibrating_tuning_ = tuning;
+          calibrating_ = Calibrating{.tuning = tuning, .payload = payload};
           sort({.keys = keys, .values = values, .count = calibration_keys, .stream = stream});
-          calibrating_tuning_.reset();
+          calibrating_.reset();
           return read_stats().milliseconds;
         });
     // The calibration's alternate buffer is not this sorter's size: let the sort size it.
@@ -451,13 +490,17 @@ class OnesweepSorter final : public GpuSorter {
   DeviceBuffer<Problem> problem_;
   DeviceBuffer<Control> control_;
   DeviceBuffer<std::uint64_t> table_;
-  DeviceBuffer<std::uint32_t> alternate_;  // PassBuffers: n keys, or n records
+  DeviceBuffer<std::uint32_t> alternate_;  // PassBuffers: n keys, or 2n words
   std::optional<Problem> uploaded_problem_;
   std::map<PassKernel, std::uint32_t> resident_;  // per kernel, its limit raised once
   GraphCache<GraphShape> graphs_;
   SortReport<Control> report_;
   Pending pending_;
-  std::optional<std::size_t> calibrating_tuning_;
+  struct Calibrating {
+    std::size_t tuning;
+    Payload payload;
+  };
+  std::optional<Calibrating> calibrating_;  // while calibrate() runs its sorts
 };
 
 }  // namespace

@@ -49,7 +49,8 @@ inline constexpr int kWarpThreads = 32;
 struct Problem {
   std::uint32_t* keys;    // the caller's keys; the sorted keys end here
   std::uint32_t* values;  // the caller's values, or nullptr
-  // The sorter's alternate buffer: n keys, or for a key-value sort n records {key, value}.
+  // The sorter's alternate buffer of n keys, or for a key-value sort 2n words: n records
+  // {key, value}, or n keys then n values.
   std::uint32_t* alternate;
   std::uint32_t count;
   std::uint32_t num_tiles;   // tiles of one pass
@@ -58,7 +59,8 @@ struct Problem {
   int end_bit;
   int num_passes;
   int descending;
-  int caller_records;  // key-value: 1 when the caller's buffers are 8-byte aligned (Records)
+  int records;         // key-value: 1 when the passes move records, 0 arrays (PassBuffers)
+  int caller_records;  // records: 1 when the caller's buffers are 8-byte aligned (Records)
 };
 
 inline constexpr std::uint32_t kTableTiles = 1024;    // N_table: 1024 x 256 x 8 B = 2 MiB
@@ -67,9 +69,11 @@ inline constexpr int kTailBits = 5;  // the tail advances in groups of 2^kTailBi
 inline constexpr std::uint32_t kTailGroupTiles = 1u << kTailBits;
 inline constexpr std::uint32_t kTailGroups = kTableTiles / kTailGroupTiles;  // counters' ring
 
-// Where a pass reads and writes. A key-value pass moves records {key, value} of 8 bytes where
-// it can, not a key array and a value array: its scatter then writes 256 runs a tile, not 512,
-// each of whole records. Pass k (of the passes that run) reads what pass k - 1 wrote: pass 0
+// Where a pass reads and writes. Key-value passes of large sorts (Problem::records, chosen by
+// the host from 2^25 keys) move records {key, value} of 8 bytes, not a key array and a value
+// array: a scatter then writes 256 runs a tile, not 512, each of whole records. (Smaller sorts
+// move arrays: from the caller's to the alternate's first n keys and last n values and back.)
+// With records, pass k (of the passes that run) reads what pass k - 1 wrote: pass 0
 // the caller's buffers; then the alternate buffer (k odd), as records, and the caller's buffers
 // (k even), which hold records between passes when both are 8-byte aligned and the count is
 // even (n records fill their 2n words: the first n / 2 in the key buffer, the rest in the
@@ -81,9 +85,11 @@ inline constexpr std::uint32_t kTailGroups = kTableTiles / kTailGroupTiles;  // 
 // sort took 22% less time (keys-only: 4%); with records written instead of two arrays, 17%
 // less; 32 keys then their 32 values (128-byte halves), 8%. Reading records costs some of it
 // back: a key is loaded every 8 bytes, and its value copied from the same record as it is
-// ranked. (Staging each tile's values in shared memory, or holding them in registers until
-// ranked, was slower.) Records where the caller's buffers allow, 384 x 20, ms: 2^24 0.5288 ->
-// 0.5338, 2^26 1.9174 -> 1.8181, 2^28 7.4274 -> 6.9090.
+// ranked. (Loading records 8 bytes at a time was slower: with the values staged in shared
+// memory in the tile's order, gathered through a 16-bit slot a key at the scatter, 2^24 5%
+// and 2^26 8% slower; staged apart, or held in registers until ranked, also slower.) Records
+// where the caller's buffers allow, 384 x 20, ms: 2^24 0.5288 -> 0.5338, 2^26 1.9174 ->
+// 1.8181, 2^28 7.4274 -> 6.9090.
 
 /// n records {key, value} of two words each: record i at low + 2 i below `split`, and at
 /// high + 2 (i - split) from it.
@@ -118,6 +124,15 @@ struct PassBuffers {
   __device__ __forceinline__ static PassBuffers of(const Problem& problem, std::uint32_t order,
                                                    std::uint32_t passes_run) {
     PassBuffers buffers{};
+    if (problem.records == 0) {  // arrays: the caller's, then the alternate's keys and values
+      std::uint32_t* alternate_values = problem.alternate + problem.count;
+      const bool from_caller = order % 2 == 0;
+      buffers.source_keys = from_caller ? problem.keys : problem.alternate;
+      buffers.source_values = from_caller ? problem.values : alternate_values;
+      buffers.target_keys = from_caller ? problem.alternate : problem.keys;
+      buffers.target_values = from_caller ? alternate_values : problem.values;
+      return buffers;
+    }
     const Records alternate{problem.alternate, problem.alternate, 0xFFFFFFFFu};
     const bool caller_records = problem.caller_records != 0 && problem.count % 2 == 0;
     const Records caller{problem.keys, problem.values, problem.count / 2};
@@ -939,10 +954,13 @@ __device__ __noinline__ void copy_back_share(const Problem* problem_in, Control*
   __syncthreads();
   const std::uint32_t stride = gridDim.x * blockDim.x;
   for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < problem.count; i += stride) {
-    if (problem.values != nullptr) {
+    if (problem.values != nullptr && problem.records != 0) {
       const uint2 record = __ldcg(reinterpret_cast<const uint2*>(problem.alternate) + i);
       problem.keys[i] = record.x;
       problem.values[i] = record.y;
+    } else if (problem.values != nullptr) {
+      problem.keys[i] = __ldcg(&problem.alternate[i]);
+      problem.values[i] = __ldcg(&problem.alternate[problem.count + i]);
     } else {
       problem.keys[i] = __ldcg(&problem.alternate[i]);
     }
@@ -996,9 +1014,10 @@ struct PassShape {
 /// them before it ranks, so that its successors' look-backs do not wait for its ranking
 /// ("early counts", Adinets & Merrill; measured 0.64 vs 0.70 ms for 2^24 keys). Full tiles
 /// (all but the last) run without bounds checks.
-template <int kThreads, int kItems, bool kWithValues>
+template <int kThreads, int kItems, bool kWithValues, bool kRecords>
 struct PassAgent {
   using Shape = PassShape<kThreads, kItems, kWithValues>;
+  static_assert(kWithValues || !kRecords, "records hold keys and values");
 
   typename Shape::Shared& shared;
   const Problem& problem;
@@ -1013,7 +1032,9 @@ struct PassAgent {
     const std::uint32_t tile_start = tile * Shape::kTileKeys;
     const std::uint32_t tile_end = tile_start + Shape::kTileKeys;
     bool full = tile_end <= problem.count;
-    if constexpr (kWithValues) {
+    if constexpr (kWithValues && !kRecords) {
+      full ? run<true, false, false>() : run<false, false, false>();
+    } else if constexpr (kWithValues) {
       const PassBuffers& buffers = control->passes[pass].buffers;
       full = full && !(buffers.source_records && buffers.source.straddles(tile_start, tile_end));
       if (!buffers.source_records) {
@@ -1191,11 +1212,11 @@ struct PassAgent {
 ///
 /// Its shared memory (Shape::Shared, over 48 KiB for pairs) is dynamic: the launch passes
 /// sizeof(Shared) and the host raises the kernel's limit once.
-template <int kThreads, int kItems, int kMinBlocks, bool kWithValues>
+template <int kThreads, int kItems, int kMinBlocks, bool kWithValues, bool kRecords>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     onesweep_passes(const Problem* problem_in, Control* control, std::uint64_t* table,
                     std::uint32_t* report) {
-  using Agent = PassAgent<kThreads, kItems, kWithValues>;
+  using Agent = PassAgent<kThreads, kItems, kWithValues, kRecords>;
   extern __shared__ __align__(16) unsigned char pass_shared_bytes[];
   auto& shared = *reinterpret_cast<typename Agent::Shape::Shared*>(pass_shared_bytes);
   const Problem problem = *problem_in;  // written before the sort's graph

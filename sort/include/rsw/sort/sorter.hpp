@@ -8,7 +8,7 @@
 // Sorts are stable and in place: the sorted keys end in the caller's buffer. The sorter owns
 // its temp storage and grows it on demand and keeps it, so repeated sorts of up to the same
 // size allocate nothing: the alternate room for n keys and n values a GPU sort moves the data
-// through (Onesweep's key-value passes: n records {key, value}; not needed for n <= 4096), plus
+// through (for Onesweep one buffer of 2n words for key-value sorts; none for n <= 4096), plus
 // scratch that does not grow with n for Onesweep (its 2 MiB look-back table and histograms) and
 // a few bytes per tile for FourWay.
 // A sorter is not thread-safe; use one per thread or stream, and order its sorts (one stream).
