@@ -1,8 +1,8 @@
 // Host side of the Onesweep sort: temp storage (the 2 MiB circular look-back table and a
-// control block, constant in n, plus the alternate buffer of n keys or 2n words for key-value sorts),
-// the calibrated tuning, and the launch: one CUDA graph of three kernels (the histogram read,
-// its recount, and the passes, which read the plan the histogram kernel left in device memory,
-// so the host never waits); or, for small n, a single block.
+// control block, constant in n, plus the alternate buffer of n keys or 2n words for key-value
+// sorts), the calibrated tuning, and the launch: one CUDA graph of three kernels (the histogram
+// read, its recount, and the passes, which read the plan the histogram kernel left in device
+// memory, so the host never waits); or, for small n, a single block.
 //
 // Index:
 //   [SECTION] Tunings and calibration
@@ -96,13 +96,21 @@ const std::array<Tuning, 5> kTunings = {
 constexpr std::size_t kDefaultTuning = 3;  // 384x20/2, until calibrated
 
 // Sorts of kLargeCalibrationKeys keys or more take the tuning calibrated on that many keys,
-// smaller ones the tuning calibrated on kCalibrationKeys: the best tile differs with n. (A
-// large class's calibration keys then take no more memory than the caller's.) H200, key-value
-// sorts: calibrated on 2^22 keys, 256x20/2 wins, which at 2^24 took 0.6037 ms against
-// 384x20/2's 0.5891, and at 2^26 2.2395 against 2.1237. Keys-only sorts take 384x20/2 at both.
+// those below kMediumKeys the tuning calibrated on kSmallCalibrationKeys, the others the
+// tuning calibrated on kCalibrationKeys: the best tile differs with n. (A large class's
+// calibration keys then take no more memory than the caller's.) H200, key-value sorts:
+// calibrated on 2^22 keys, 256x20/2 wins, which at 2^24 took 0.6037 ms against 384x20/2's
+// 0.5891, and at 2^26 2.2395 against 2.1237. Keys-only sorts take 384x20/2 at both. Below
+// 2^21 keys a pass has about as many tiles as resident blocks or fewer, and the calibration
+// on 2^20 keys picks smaller tiles (256 x 20 where 2^22 picks 384 x 20): ms, keys / pairs,
+// 2^16 0.0459 -> 0.0427 / 0.0485 -> 0.0457, 2^18 0.0589 -> 0.0447 / 0.0650 -> 0.0573, 2^20
+// 0.0659 -> 0.0611 / 0.0789 -> 0.0742; 2^21 and 2^22 the same.
 constexpr std::size_t kLargeCalibrationKeys = std::size_t{1} << 24;
+constexpr std::size_t kMediumKeys = std::size_t{1} << 21;
+constexpr std::size_t kSmallCalibrationKeys = std::size_t{1} << 20;
 
 std::size_t calibration_keys_for(std::size_t count) {
+  if (count < kMediumKeys) return kSmallCalibrationKeys;
   return count < kLargeCalibrationKeys ? kCalibrationKeys : kLargeCalibrationKeys;
 }
 
