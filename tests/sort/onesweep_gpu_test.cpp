@@ -26,6 +26,18 @@ constexpr SortOptions kOnesweep{.algorithm = Algorithm::Onesweep};
 constexpr std::size_t kLookbackTableTiles = 1024;  // onesweep_kernels.cuh's kTableTiles
 constexpr std::size_t kScratchLimit = (std::size_t{2} << 20) + (16 << 10);  // table + control
 
+/// A GPU test run once for each value of the environment variable kVariable (the parameter),
+/// set while it runs.
+template <const char* kVariable>
+class WithVariable : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+    RSW_REQUIRE_CUDA_DEVICE();
+    ::setenv(kVariable, GetParam(), 1);
+  }
+  void TearDown() override { ::unsetenv(kVariable); }
+};
+
 class OnesweepSort : public ::testing::TestWithParam<std::tuple<std::size_t, KeyDistribution>> {
  protected:
   void SetUp() override { RSW_REQUIRE_CUDA_DEVICE(); }
@@ -240,14 +252,8 @@ TEST(OnesweepStats, OneInversionIsFoundWhereverItIs) {
 // the caller's buffers where they can hold them (both 8-byte aligned, an even count), else those
 // hold arrays. Each layout: every number of passes (each with its last buffer), both parities
 // of the count, aligned and unaligned; and sizes around tiles.
-class OnesweepPairLayout : public ::testing::TestWithParam<const char*> {
- protected:
-  void SetUp() override {
-    RSW_REQUIRE_CUDA_DEVICE();
-    ::setenv("RSW_ONESWEEP_LAYOUT", GetParam(), 1);
-  }
-  void TearDown() override { ::unsetenv("RSW_ONESWEEP_LAYOUT"); }
-};
+constexpr char kLayoutVariable[] = "RSW_ONESWEEP_LAYOUT";
+class OnesweepPairLayout : public WithVariable<kLayoutVariable> {};
 
 TEST_P(OnesweepPairLayout, EveryPassCountParityAndAlignment) {
   Sorter sorter;
@@ -485,13 +491,10 @@ TEST(OnesweepPresort, KeysFarFromTheirPlaceRunThePasses) {
                    test::Memory::Device, seed);
 }
 
-class OnesweepLaunch : public ::testing::TestWithParam<const char*> {
- protected:
-  void SetUp() override { RSW_REQUIRE_CUDA_DEVICE(); }
-};
+constexpr char kLaunchVariable[] = "RSW_ONESWEEP_LAUNCH";
+class OnesweepLaunch : public WithVariable<kLaunchVariable> {};
 
 TEST_P(OnesweepLaunch, EveryLaunchModeSortsAndSkips) {
-  ::setenv("RSW_ONESWEEP_LAUNCH", GetParam(), 1);
   Sorter sorter;
   for (KeyDistribution distribution :
        {KeyDistribution::Uniform, KeyDistribution::Sorted, KeyDistribution::Narrow16}) {
@@ -528,7 +531,6 @@ TEST_P(OnesweepLaunch, EveryLaunchModeSortsAndSkips) {
   std::swap(almost[almost.size() - 2], almost[almost.size() - 1]);
   EXPECT_FALSE(
       test::check_sort(sorter, almost, true, kOnesweep, test::Memory::Device, seed).early_exit);
-  ::unsetenv("RSW_ONESWEEP_LAUNCH");
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, OnesweepLaunch, ::testing::Values("stream", "graph"),
@@ -539,14 +541,8 @@ INSTANTIATE_TEST_SUITE_P(Modes, OnesweepLaunch, ::testing::Values("stream", "gra
 // path of the histogram read: random keys, sorted keys (read, never counted), keys sorted but
 // for one end (chunks counted afterwards), 16-bit keys (two passes skipped), a 24-bit sort,
 // and keys one past 16-byte alignment (scalar loads).
-class OnesweepHistogram : public ::testing::TestWithParam<const char*> {
- protected:
-  void SetUp() override {
-    RSW_REQUIRE_CUDA_DEVICE();
-    ::setenv("RSW_ONESWEEP_HISTOGRAM", GetParam(), 1);
-  }
-  void TearDown() override { ::unsetenv("RSW_ONESWEEP_HISTOGRAM"); }
-};
+constexpr char kHistogramVariable[] = "RSW_ONESWEEP_HISTOGRAM";
+class OnesweepHistogram : public WithVariable<kHistogramVariable> {};
 
 TEST_P(OnesweepHistogram, EveryPathOfTheReadSortsAsWithoutIt) {
   Sorter sorter;
