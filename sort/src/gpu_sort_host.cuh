@@ -13,6 +13,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -196,6 +197,20 @@ static __global__ void fill_calibration_keys(std::uint32_t* keys, std::uint32_t*
     if (values != nullptr) values[i] = static_cast<std::uint32_t>(i);
   }
 }
+
+/// Holds `value` in `slot` while one of a calibration's sorts runs, and empties the slot after,
+/// also when the sort throws: the sorter's next sort is then not taken for a calibration's.
+template <class T>
+class CalibratingAs {
+ public:
+  CalibratingAs(std::optional<T>& slot, T value) : slot_(slot) { slot_ = std::move(value); }
+  ~CalibratingAs() { slot_.reset(); }
+  CalibratingAs(const CalibratingAs&) = delete;
+  CalibratingAs& operator=(const CalibratingAs&) = delete;
+
+ private:
+  std::optional<T>& slot_;
+};
 
 /// Calibration input: large enough to fill the GPU, small enough to take a few milliseconds.
 inline constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;

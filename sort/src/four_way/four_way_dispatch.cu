@@ -278,9 +278,10 @@ class FourWaySorter final : public GpuSorter {
     const std::size_t best = fastest_tuning(
         kTunings.size(), with_values, kCalibrationKeys, stream,
         [&](std::size_t tuning, std::uint32_t* keys, std::uint32_t* values) {
-          calibrating_tuning_ = tuning;
-          sort({.keys = keys, .values = values, .count = kCalibrationKeys, .stream = stream});
-          calibrating_tuning_.reset();
+          {
+            const CalibratingAs calibrating(calibrating_tuning_, tuning);
+            sort({.keys = keys, .values = values, .count = kCalibrationKeys, .stream = stream});
+          }
           return read_stats().milliseconds;
         });
     return best;

@@ -482,9 +482,10 @@ class OnesweepSorter final : public GpuSorter {
     const std::size_t best = fastest_tuning(
         kTunings.size(), payload != Payload::Keys, calibration_keys, stream,
         [&](std::size_t tuning, std::uint32_t* keys, std::uint32_t* values) {
-          calibrating_ = Calibrating{.tuning = tuning, .payload = payload};
-          sort({.keys = keys, .values = values, .count = calibration_keys, .stream = stream});
-          calibrating_.reset();
+          {
+            const CalibratingAs calibrating(calibrating_, {.tuning = tuning, .payload = payload});
+            sort({.keys = keys, .values = values, .count = calibration_keys, .stream = stream});
+          }
           return read_stats().milliseconds;
         });
     // The calibration's alternate buffer is not this sorter's size: let the sort size it.
