@@ -13,6 +13,7 @@
 #include <string>
 #include <tuple>
 
+#include "rsw/engine/error.hpp"
 #include "rsw/sort/sorter.hpp"
 #include "rsw_test/cuda_device.hpp"
 #include "sort_checks.hpp"
@@ -130,6 +131,34 @@ TEST(OnesweepTiles, TilesWrapTheLookbackTableManyTimes) {
     const std::vector<std::uint32_t> sorted_keys = keys.to_vector();
     EXPECT_TRUE(test::is_stable_sort_of(original, sorted_keys, values.to_vector()));
     EXPECT_TRUE(keys_only.to_vector() == sorted_keys) << "the keys-only sort differs";
+  }
+}
+
+// The developer settings (RSW_ONESWEEP_*) reject a value they do not know with an
+// InvalidArgument error that names it; the rejected sort moves nothing, and the sorter sorts
+// as before once the setting is gone.
+TEST(OnesweepOptions, UnknownSettingsAreErrors) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Sorter sorter;
+  const std::uint32_t seed = test::fresh_seed();
+  const std::vector<std::uint32_t> original =
+      test::make_keys(200'003, KeyDistribution::Uniform, seed);
+  const std::vector<std::uint32_t> indices = test::make_indices(original.size());
+  for (const char* variable : {"RSW_ONESWEEP_LAYOUT", "RSW_ONESWEEP_TUNING",
+                               "RSW_ONESWEEP_HISTOGRAM", "RSW_ONESWEEP_LAUNCH"}) {
+    DeviceBuffer<std::uint32_t> keys(original);
+    DeviceBuffer<std::uint32_t> values(indices);
+    ::setenv(variable, "sideways", 1);
+    try {
+      sorter.sort_pairs(keys.span(), values.span(), kOnesweep);
+      ADD_FAILURE() << variable << "=sideways was accepted";
+    } catch (const Error& error) {
+      EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument) << error.what();
+      EXPECT_NE(std::string(error.what()).find(variable), std::string::npos) << error.what();
+    }
+    ::unsetenv(variable);
+    EXPECT_TRUE(keys.to_vector() == original) << "a rejected sort moved keys, " << variable;
+    test::check_sort(sorter, original, true, kOnesweep, test::Memory::Device, seed);
   }
 }
 
