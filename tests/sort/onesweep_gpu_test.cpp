@@ -4,7 +4,8 @@
 // passes and the fused order check; temp storage that does not grow with n and is never
 // cleared between sorts; bit-identical repeats; each launch mode (stream, graph), with passes
 // skipped before, between and after the passes that run; each upfront histogram kernel; the
-// tile presort of nearly sorted keys; and key-value passes through records or arrays.
+// tile presort of nearly sorted keys; key-value passes through records or arrays; and unknown
+// developer settings (RSW_ONESWEEP_*), which are errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
