@@ -958,11 +958,10 @@ __device__ __noinline__ void copy_back_share(const Problem* problem_in, Control*
       const uint2 record = __ldcg(reinterpret_cast<const uint2*>(problem.alternate) + i);
       problem.keys[i] = record.x;
       problem.values[i] = record.y;
-    } else if (problem.values != nullptr) {
+    } else {  // keys, then (key-value arrays) the values n words on
       problem.keys[i] = __ldcg(&problem.alternate[i]);
-      problem.values[i] = __ldcg(&problem.alternate[problem.count + i]);
-    } else {
-      problem.keys[i] = __ldcg(&problem.alternate[i]);
+      if (problem.values != nullptr)
+        problem.values[i] = __ldcg(&problem.alternate[problem.count + i]);
     }
   }
 }
