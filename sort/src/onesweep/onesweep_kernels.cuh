@@ -1091,7 +1091,10 @@ struct PassAgent {
   template <bool kFull, bool kSourceRecords, bool kTargetRecords>
   __device__ __forceinline__ void run() {
     PassControl& pass_control = control->passes[pass];
-    const PassBuffers& buffers = shared.route.buffers;             // key-value
+    // Key-value: where the pass reads and writes, read from shared memory into registers where
+    // a loop needs it, since a store or an asm with a memory clobber in the loop (which might
+    // alias it) would read it again.
+    const PassBuffers& buffers = shared.route.buffers;
     const bool from_alternate = shared.route.from_alternate != 0;  // keys-only
     const std::uint32_t* source_keys = from_alternate ? problem.alternate : problem.keys;
     std::uint32_t* target_keys = from_alternate ? problem.keys : problem.alternate;
@@ -1179,13 +1182,13 @@ struct PassAgent {
     // look-back into registers, placed in shared memory and written in a loop of their own
     // behind a barrier: H200, 384 x 24, ms: 2^24 0.5612 -> 0.5201, 2^26 1.9624 -> 1.9079.
     std::uint32_t places[kItems];
+    const std::uint32_t* const source_values = buffers.source_values;  // arrays
     rank_in_warp<kItems, kFull, /*kPlainBump=*/true>(
         keys, first, problem.count, digit_of, counts, places, shared.exchange,
         [&](int item, std::uint32_t place) {
           if constexpr (kWithValues) {
-            const std::uint32_t* value = kSourceRecords
-                                             ? key_source(item) + 1
-                                             : buffers.source_values + first + item * kWarpThreads;
+            const std::uint32_t* value =
+                kSourceRecords ? key_source(item) + 1 : source_values + first + item * kWarpThreads;
             copy_to_shared_async(shared.value_exchange + place, value);
           }
         });
@@ -1217,6 +1220,9 @@ struct PassAgent {
     // consecutive places within a digit; a key-value pass writes a record, or a key and a value.
     const std::uint32_t tile_keys =
         kFull ? Shape::kTileKeys : min(Shape::kTileKeys, problem.count - tile_start);
+    const Records target_records = buffers.target;
+    std::uint32_t* const target_pair_keys = buffers.target_keys;  // arrays
+    std::uint32_t* const target_values = buffers.target_values;
 #pragma unroll
     for (int item = 0; item < kItems; ++item) {
       const std::uint32_t position = item * kThreads + threadIdx.x;
@@ -1224,11 +1230,11 @@ struct PassAgent {
         const std::uint32_t key = shared.exchange[position];
         const std::uint32_t target = shared.tile_base[digit_of(key)] + position;
         if constexpr (kTargetRecords) {
-          *reinterpret_cast<uint2*>(buffers.target.at(target)) =
+          *reinterpret_cast<uint2*>(target_records.at(target)) =
               make_uint2(key, shared.value_exchange[position]);
         } else if constexpr (kWithValues) {
-          buffers.target_keys[target] = key;
-          buffers.target_values[target] = shared.value_exchange[position];
+          target_pair_keys[target] = key;
+          target_values[target] = shared.value_exchange[position];
         } else {
           target_keys[target] = key;
         }
