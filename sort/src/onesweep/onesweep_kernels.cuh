@@ -1023,8 +1023,9 @@ struct PassShape {
 /// (visible after a barrier). Loaded before the block waits for the pass before it, so that
 /// the loads' round trip overlaps the wait. Read from Control at each tile, the route cost
 /// every tile an L2 round trip before its key loads, whose addresses depend on it: H200, ms,
-/// 2^24 keys 0.3645 -> 0.3570, 2^26 1.2465 -> 1.2154 (2% faster from 2^22 keys up); pairs
-/// the same within the runs' spread of 1.5%.
+/// 2^24 keys 0.3645 -> 0.3570, 2^26 1.2465 -> 1.2154 (2% faster from 2^22 keys up). Pairs
+/// gained once their loops kept the route's pointers in registers (PassAgent::run): 2^22
+/// 0.1611 -> 0.1591, 2^26 1.8304 -> 1.7581, 2^28 6.9377 -> 6.7313.
 struct PlanCopy {
   static constexpr int kRouteWords = sizeof(PassRoute) / sizeof(std::uint32_t);
   static_assert(sizeof(PassRoute) % sizeof(std::uint32_t) == 0);
