@@ -248,17 +248,17 @@ std::size_t fastest_tuning(std::size_t tunings, bool with_values, std::size_t co
   return best;
 }
 
-/// The tunings one kind of sorter calibrated in this process, per (device, keys or pairs,
-/// calibration size).
+/// The tunings one kind of sorter calibrated in this process, per (device, payload,
+/// calibration size). A payload is what the sorts move, numbered by the sorter (keys-only or
+/// key-value; Onesweep also tells key-value arrays from records).
 class CalibrationTable {
  public:
-  /// The tuning for (device, with_values, calibration_keys); `calibrate()` measures it on
-  /// first use.
+  /// The tuning for (device, payload, calibration_keys); `calibrate()` measures it on first
+  /// use.
   template <class Calibrate>
-  std::size_t tuning(int device, bool with_values, std::size_t calibration_keys,
-                     Calibrate&& calibrate) {
+  std::size_t tuning(int device, int payload, std::size_t calibration_keys, Calibrate&& calibrate) {
     const std::lock_guard lock(mutex_);
-    const auto key = std::make_tuple(device, with_values, calibration_keys);
+    const auto key = std::make_tuple(device, payload, calibration_keys);
     if (const auto found = tunings_.find(key); found != tunings_.end()) return found->second;
     const std::size_t best = calibrate();
     tunings_.emplace(key, best);
@@ -267,7 +267,7 @@ class CalibrationTable {
 
  private:
   std::mutex mutex_;
-  std::map<std::tuple<int, bool, std::size_t>, std::size_t> tunings_;
+  std::map<std::tuple<int, int, std::size_t>, std::size_t> tunings_;
 };
 
 /// What a launched sort reports: its time between two events and the words from passes_run to

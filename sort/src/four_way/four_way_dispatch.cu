@@ -269,7 +269,7 @@ class FourWaySorter final : public GpuSorter {
   // The tuning for keys-only or key-value sorts on this device, calibrated on first use.
   std::size_t tuning_for(bool with_values, StreamHandle stream) {
     static CalibrationTable calibrated;
-    return calibrated.tuning(device_, with_values, kCalibrationKeys,
+    return calibrated.tuning(device_, with_values ? 1 : 0, kCalibrationKeys,
                              [&] { return calibrate(with_values, stream); });
   }
 

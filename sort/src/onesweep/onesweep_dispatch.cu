@@ -467,13 +467,10 @@ class OnesweepSorter final : public GpuSorter {
   // The tuning for sorts of `count` keys moving `payload` on this device, calibrated on first
   // use for the count's size class (calibration_keys_for), with that payload.
   std::size_t tuning_for(Payload payload, std::size_t count, StreamHandle stream) {
-    static CalibrationTable calibrated;          // keys, and key-value arrays
-    static CalibrationTable calibrated_records;  // key-value records
-    const bool with_values = payload != Payload::Keys;
+    static CalibrationTable calibrated;
     const std::size_t calibration_keys = calibration_keys_for(count);
-    return (payload == Payload::PairRecords ? calibrated_records : calibrated)
-        .tuning(device_, with_values, calibration_keys,
-                [&] { return calibrate(payload, calibration_keys, stream); });
+    return calibrated.tuning(device_, static_cast<int>(payload), calibration_keys,
+                             [&] { return calibrate(payload, calibration_keys, stream); });
   }
 
   // The fastest tuning on `calibration_keys` random keys; runs once per device, payload and
