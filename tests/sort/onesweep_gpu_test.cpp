@@ -566,8 +566,8 @@ TEST_P(OnesweepLaunch, EveryLaunchModeSortsAndSkips) {
 INSTANTIATE_TEST_SUITE_P(Modes, OnesweepLaunch, ::testing::Values("stream", "graph"),
                          [](const auto& test_info) { return std::string(test_info.param); });
 
-// Each upfront histogram kernel (a counter a digit, chosen below 2^25 keys; a column a lane,
-// from 2^25 on), forced at sizes around their chunks (4096 and 16384 keys) and through every
+// Each upfront histogram kernel (a counter a digit, chosen below 2^21 keys; a column a lane,
+// from 2^21 on), forced at sizes around their chunks (4096 and 16384 keys) and through every
 // path of the histogram read: random keys, sorted keys (read, never counted), keys sorted but
 // for one end (chunks counted afterwards), 16-bit keys (two passes skipped), a 24-bit sort,
 // and keys one past 16-byte alignment (scalar loads).

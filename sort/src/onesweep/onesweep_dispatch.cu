@@ -188,13 +188,17 @@ constexpr Histogram make_histogram(const char* name, std::index_sequence<kPasses
 }
 
 // From kByLaneKeys keys on, a column a lane (CountByLane). H200, ms, against a counter a digit:
-// 2^26 keys 1.4875 -> 1.4517, 2^28 5.7492 -> 5.5827. Below, it costs more than it saves: 2^16
-// keys 0.0484 -> 0.0529, sorted 2^24 keys 0.0350 -> 0.0377 (random 2^24 keys gained 0.5%).
+// 2^26 keys 1.4875 -> 1.4517, 2^28 5.7492 -> 5.5827. Once a counter's address took one
+// shift-add (count_at), the lane kernel's read of 2^24 keys took 33.4 us against 44.4 (Nsight
+// Compute) while a counter a digit stayed bank-bound at 51 us, and the lanes won from 2^21
+// keys, ms, digit / lane: 2^21 keys 0.0815 / 0.0798, pairs 0.0950 / 0.0934; 2^24 keys 0.3583 /
+// 0.3478, pairs 0.5135 / 0.5079; sorted 2^24 keys 0.0289 / 0.0311 (2^20: the same; below, the
+// 1024-thread blocks' start and end cost more: 2^18 keys 0.0440 / 0.0462).
 const std::array<Histogram, 2> kHistograms = {
     make_histogram<CountByDigit>("digit", std::make_index_sequence<kMaxPasses>{}),
     make_histogram<CountByLane>("lane", std::make_index_sequence<kMaxPasses>{}),
 };
-constexpr std::uint32_t kByLaneKeys = 1u << 25;
+constexpr std::uint32_t kByLaneKeys = 1u << 21;
 
 // RSW_ONESWEEP_HISTOGRAM=digit or lane forces a histogram kernel (for tests and profiling).
 std::size_t histogram_for(std::uint32_t count) {

@@ -610,6 +610,25 @@ struct OrderKey {
   }
 };
 
+/// Every pass's digit of a key at once, a byte each: byte p of digits(key) is pass p's digit
+/// (DigitOf::for_pass(problem, p)), since the key's bits that take part in the order, flipped
+/// for a descending sort and shifted down to bit 0, hold the digits in order, the last one's
+/// bits past end_bit zero. The histograms count with it: a shift and a logic op a key, then a
+/// byte permute a digit (DigitOf's runtime shift, mask and flip cost about twice that).
+struct PassDigits {
+  OrderKey order_key;
+  int begin_bit;
+
+  __device__ __forceinline__ explicit PassDigits(const Problem& problem)
+      : order_key(problem), begin_bit(problem.begin_bit) {}
+  __device__ __forceinline__ std::uint32_t operator()(std::uint32_t key) const {
+    return order_key(key) >> begin_bit;
+  }
+  __device__ __forceinline__ static std::uint32_t digit(std::uint32_t digits, int pass) {
+    return __byte_perm(digits, 0, 0x4440 + pass);  // byte `pass`, zero-extended
+  }
+};
+
 /// Adds `count` to column[at]: once for the lanes of the warp here if all of them add to the
 /// same counter (a sorted or narrow input, whose lanes would otherwise queue on one address),
 /// else one atomic a lane. The lanes' counters differ only in their columns, which the end of
@@ -627,25 +646,45 @@ __device__ __forceinline__ void add_once_a_digit(std::uint32_t* column, std::uin
   }
 }
 
+/// Adds 1 to the shared-memory counter at byte address `at` (a reduction: nothing comes back).
+/// Written in PTX so that a counter's address is one shift-add of its digit onto the thread's
+/// column (C++ indexing cost three more instructions a key and pass).
+__device__ __forceinline__ void count_at(std::uint32_t at) {
+  asm volatile("red.shared.add.u32 [%0], 1;" ::"r"(at));
+}
+
 /// Counts this thread's keys (keys[0, valid), valid >= 1) into the histograms of kPasses
 /// passes: one atomic per key, or one for all of them when they share the pass's digit
-/// (sorted and narrow inputs would otherwise pile up on one counter). `differing` has the bits
-/// in which some key differs from keys[0].
+/// (sorted and narrow inputs would otherwise pile up on one counter).
 template <class Shape, int kPasses, bool kFull>
-__device__ __forceinline__ void count_keys(const DigitOf (&digit_of)[kPasses],
+__device__ __forceinline__ void count_keys(const PassDigits& pass_digits,
                                            const std::uint32_t (&keys)[kCountKeys], int valid,
-                                           std::uint32_t differing, std::uint32_t* histograms) {
+                                           std::uint32_t* histograms) {
   constexpr int kColumns = Shape::kColumns;
+  constexpr std::uint32_t kDigitBytes = kColumns * sizeof(std::uint32_t);  // a digit's columns
+  std::uint32_t digits[kCountKeys];
+#pragma unroll
+  for (int k = 0; k < kCountKeys; ++k)
+    digits[k] = pass_digits(keys[k]);
+  std::uint32_t differing = 0;  // the digits' bits in which some key differs from keys[0]
+#pragma unroll
+  for (int k = 1; k < kCountKeys; ++k) {
+    if (kFull || k < valid) differing |= digits[k] ^ digits[0];
+  }
+  const int column = static_cast<int>(threadIdx.x % kColumns);
+  const auto columns = static_cast<std::uint32_t>(__cvta_generic_to_shared(histograms + column));
 #pragma unroll
   for (int pass = 0; pass < kPasses; ++pass) {
-    std::uint32_t* column = histograms + pass * kBins * kColumns + threadIdx.x % kColumns;
-    if (((differing >> digit_of[pass].shift) & digit_of[pass].mask) == 0) {
-      add_once_a_digit(column, digit_of[pass](keys[0]) * kColumns, valid);
+    if (PassDigits::digit(differing, pass) == 0) {
+      add_once_a_digit(histograms + pass * kBins * kColumns + column,
+                       PassDigits::digit(digits[0], pass) * kColumns, valid);
       continue;
     }
+    const std::uint32_t pass_columns = columns + pass * kBins * kDigitBytes;
 #pragma unroll
     for (int k = 0; k < kCountKeys; ++k) {
-      if (kFull || k < valid) atomicAdd(&column[digit_of[pass](keys[k]) * kColumns], 1u);
+      if (kFull || k < valid)
+        count_at(pass_columns + PassDigits::digit(digits[k], pass) * kDigitBytes);
     }
   }
 }
@@ -746,19 +785,15 @@ __device__ __forceinline__ int load_count_keys(const Problem& problem, std::uint
 /// Counts this thread's keys of the chunk at `chunk` into the block's histograms.
 template <class Shape, int kPasses>
 __device__ __forceinline__ void count_chunk(const Problem& problem, std::uint32_t chunk,
-                                            bool aligned, const DigitOf (&digit_of)[kPasses],
+                                            bool aligned, const PassDigits& pass_digits,
                                             std::uint32_t* histograms) {
   if (count_key_index(chunk, 0) >= problem.count) return;
   std::uint32_t keys[kCountKeys];
   const int valid = load_count_keys(problem, chunk, aligned, keys);
-  std::uint32_t differing = 0;
-#pragma unroll
-  for (int k = 1; k < kCountKeys; ++k)
-    differing |= k < valid ? keys[k] ^ keys[0] : 0u;
   if (valid == kCountKeys) {
-    count_keys<Shape, kPasses, true>(digit_of, keys, valid, differing, histograms);
+    count_keys<Shape, kPasses, true>(pass_digits, keys, valid, histograms);
   } else {
-    count_keys<Shape, kPasses, false>(digit_of, keys, valid, differing, histograms);
+    count_keys<Shape, kPasses, false>(pass_digits, keys, valid, histograms);
   }
 }
 
@@ -808,14 +843,6 @@ __device__ __forceinline__ void start_counting(std::uint32_t* histograms) {
   __syncthreads();
 }
 
-/// Each pass's digit.
-template <int kPasses>
-__device__ __forceinline__ void digits_of(const Problem& problem, DigitOf (&digit_of)[kPasses]) {
-#pragma unroll
-  for (int pass = 0; pass < kPasses; ++pass)
-    digit_of[pass] = DigitOf::for_pass(problem, pass);
-}
-
 /// Whether some key of this thread's in the chunk at `chunk` is greater than its successor
 /// (the next lane's first key of the same load, lane 0's of the next load, or the key after
 /// the warp's segment). Called by whole warps.
@@ -860,8 +887,7 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kBlocksPerMultiprocess
   let_next_kernel_launch();
   extern __shared__ std::uint32_t histograms[];  // Shape::shared_bytes(kPasses)
   const Problem problem = *problem_in;
-  DigitOf digit_of[kPasses];
-  digits_of(problem, digit_of);
+  const PassDigits pass_digits(problem);
   const bool aligned = reinterpret_cast<std::uintptr_t>(problem.keys) % sizeof(uint4) == 0;
   const OrderKey order_key(problem);
   const std::uint32_t chunks = chunks_of<Shape>(problem);
@@ -889,13 +915,13 @@ __global__ void __launch_bounds__(Shape::kThreads, Shape::kBlocksPerMultiprocess
     if (threadIdx.x == 0) atomicExch(&control->unsorted, 1u);  // the other blocks count too
     start_counting<Shape, kPasses>(histograms);
     for (std::uint32_t k = 0; k < checked; ++k) {
-      count_chunk<Shape>(problem, chunk_start<Shape>(problem, blockIdx.x + k * gridDim.x), aligned,
-                         digit_of, histograms);
+      count_chunk<Shape, kPasses>(problem, chunk_start<Shape>(problem, blockIdx.x + k * gridDim.x),
+                                  aligned, pass_digits, histograms);
     }
     checked = 0;
     for (; index < chunks; index += gridDim.x)
-      count_chunk<Shape>(problem, chunk_start<Shape>(problem, index), aligned, digit_of,
-                         histograms);
+      count_chunk<Shape, kPasses>(problem, chunk_start<Shape>(problem, index), aligned, pass_digits,
+                                  histograms);
   }
   if (threadIdx.x == 0) {
     control->skipped_chunks[blockIdx.x] = checked;
@@ -916,14 +942,13 @@ __global__ void __launch_bounds__(Shape::kThreads)
   if (control->recount == 0) return;
   extern __shared__ std::uint32_t histograms[];  // Shape::shared_bytes(kPasses)
   const Problem problem = *problem_in;
-  DigitOf digit_of[kPasses];
-  digits_of(problem, digit_of);
+  const PassDigits pass_digits(problem);
   start_counting<Shape, kPasses>(histograms);
   const bool aligned = reinterpret_cast<std::uintptr_t>(problem.keys) % sizeof(uint4) == 0;
   const std::uint32_t skipped = control->skipped_chunks[blockIdx.x];
   for (std::uint32_t k = 0; k < skipped; ++k) {
-    count_chunk<Shape>(problem, chunk_start<Shape>(problem, blockIdx.x + k * gridDim.x), aligned,
-                       digit_of, histograms);
+    count_chunk<Shape, kPasses>(problem, chunk_start<Shape>(problem, blockIdx.x + k * gridDim.x),
+                                aligned, pass_digits, histograms);
   }
   __syncthreads();
   finish_counting<Shape, kPasses>(problem, control, histograms, true, false);
