@@ -54,7 +54,8 @@ TEST_P(OnesweepSort, KeysAndPairsMatchStableSort) {
 INSTANTIATE_TEST_SUITE_P(SizesAndDistributions, OnesweepSort,
                          ::testing::Combine(::testing::Values(0, 1, 2, 255, 256, 257, 4095, 4096,
                                                               4097, 6143, 6145, 7679, 7681, 8191,
-                                                              8193, 9215, 9217, 65521, 1'000'003),
+                                                              8193, 8447, 8449, 9215, 9217, 65521,
+                                                              1'000'003),
                                             ::testing::ValuesIn(test::all_distributions())),
                          test::size_and_distribution_name);
 

@@ -88,10 +88,12 @@ constexpr Tuning make_tuning() {
 // (0.66 / 0.81) were dropped. Two resident blocks of 384 threads hide the look-back best.
 // 384x24/2 came once the count's digits stopped holding registers (count_in_warp): H200, ms,
 // keys 2^24 / 2^26 / 2^28 0.3649 / 1.2667 / 4.8547 against 384x20/2's 0.3800 / 1.3439 /
-// 5.1875; pairs the same (384x22/2 fell between for keys and was not kept).
-const std::array<Tuning, 5> kTunings = {
+// 5.1875. 384x22/2 falls between for keys, but key-value arrays take it from 2^24 (their 384x24
+// spills): H200, forced, ms, 384x20 / 384x22 / 384x24, 2^24 0.5016 / 0.5013 / 0.5161 and
+// 0.5047 / 0.5000 (two machines), 20 Mi 0.6183 / 0.6130 / 0.6296 (384x23: 0.4994 and 0.6129).
+const std::array<Tuning, 6> kTunings = {
     make_tuning<256, 20, 3>(), make_tuning<256, 20, 2>(), make_tuning<384, 16, 2>(),
-    make_tuning<384, 20, 2>(), make_tuning<384, 24, 2>(),
+    make_tuning<384, 20, 2>(), make_tuning<384, 22, 2>(), make_tuning<384, 24, 2>(),
 };
 constexpr std::size_t kDefaultTuning = 3;  // 384x20/2, until calibrated
 
@@ -118,8 +120,10 @@ std::size_t calibration_keys_for(std::size_t count) {
 // arrays: reading a record loads its key and then copies its value, so each crosses from L2
 // twice, which costs more than the records' shorter write runs save until the sort is bound by
 // DRAM. H200, 384 x 20 (calibrated), ms, arrays / records: 2^22 0.1614 / 0.1964, 2^24 0.5230 /
-// 0.5359, 2^25 0.9774 / 0.9608, 2^26 1.9200 / 1.8062.
-constexpr std::size_t kRecordsKeys = std::size_t{1} << 25;
+// 0.5359, 2^25 0.9774 / 0.9608, 2^26 1.9200 / 1.8062. Later, with the plan in one barrier
+// (H200, forced, ms, arrays at 384 x 22 / records at 384 x 20): 2^24 0.5000 / 0.5035, 20 Mi
+// 0.6130 / 0.6065, 24 Mi 0.7255 / 0.7082, 2^25 0.9509 / 0.9100.
+constexpr std::size_t kRecordsKeys = std::size_t{20} << 20;
 
 // RSW_ONESWEEP_LAYOUT=arrays|records forces the key-value passes' layout (for tests and
 // measurements).
