@@ -630,7 +630,7 @@ struct PassDigits {
   /// base + digit(digits, pass) * stride (stride < 256) in one instruction: a dot product of
   /// the digits' bytes with `stride` in byte `pass` (IDP.4A, where a byte permute and a
   /// shift-add took two). The count of 2^24 keys issues 9.9 M warp instructions instead of
-  /// 11.9 M (Nsight Compute, H200); it is bound by its shared-memory reductions, so it took
+  /// 11.9 M (Nsight Compute, H200); it seems bound by its shared-memory reductions: it took
   /// 1-3% less time, the sort the same.
   __device__ __forceinline__ static std::uint32_t counter(std::uint32_t digits, int pass,
                                                           std::uint32_t stride,
