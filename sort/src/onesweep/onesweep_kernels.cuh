@@ -333,6 +333,18 @@ __device__ __forceinline__ void copy_to_shared_async(std::uint32_t* to, const st
 #endif
 }
 
+/// The same for the 8-byte record at global `from` (8-byte aligned, as `to` is).
+__device__ __forceinline__ void copy_to_shared_async(uint2* to, const std::uint32_t* from) {
+#if __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(
+                   static_cast<std::uint32_t>(__cvta_generic_to_shared(to))),
+               "l"(__cvta_generic_to_global(from))
+               : "memory");
+#else
+  *to = *reinterpret_cast<const uint2*>(from);
+#endif
+}
+
 __device__ __forceinline__ void wait_for_shared_copies() {
 #if __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;" ::: "memory");
@@ -448,8 +460,10 @@ __device__ __forceinline__ void keep_peers(unsigned& peers, std::uint32_t digit,
 /// Ranks `keys` (item k valid when `first + k * 32 < count`; all of them when kFullTile)
 /// within the warp: ranks[k] = counts[digit] + the warp's earlier keys of the same digit;
 /// counts[digit] grows by the warp's keys of that digit (kPlainBump: without an atomic). Each
-/// valid key is also written to exchange[rank] at once, so the keys need not stay in registers.
-template <int kItems, bool kFullTile, bool kPlainBump = false, class OnRanked>
+/// valid key is also written to exchange[rank] at once (unless !kKeysToExchange: on_ranked
+/// places it), so the keys need not stay in registers.
+template <int kItems, bool kFullTile, bool kPlainBump = false, bool kKeysToExchange = true,
+          class OnRanked>
 __device__ __forceinline__ void rank_in_warp(const std::uint32_t (&keys)[kItems],
                                              std::uint32_t first, std::uint32_t count,
                                              const DigitOf& digit_of, std::uint32_t* counts,
@@ -476,7 +490,7 @@ __device__ __forceinline__ void rank_in_warp(const std::uint32_t (&keys)[kItems]
     }
     ranks[item] = __shfl_sync(0xFFFFFFFFu, before, leader) + __popc(peers & lanes_below);
     if (valid) {
-      exchange[ranks[item]] = keys[item];
+      if constexpr (kKeysToExchange) exchange[ranks[item]] = keys[item];
       on_ranked(item, ranks[item]);
     }
     if constexpr (kPlainBump) __syncwarp();  // the next item's leaders read these counters
@@ -1093,6 +1107,19 @@ struct PassShape {
     std::uint32_t digit_offsets[kBins];
   };
 
+  /// A pass that reads records: the tile's {key, value} records in digit order, over
+  /// exchange and value_exchange, each put by one 8-byte copy where a key's store and its
+  /// value's copy took two shared-memory writes (each of them conflicted: ranks are random).
+  /// H200, medians of three calls, ms: 2^24 records (forced) 0.5022 -> 0.4991, 2^26 1.7288 ->
+  /// 1.7202, 2^28 (two) 6.6175 -> 6.6030.
+  __device__ __forceinline__ static uint2* record_exchange(Shared& shared) {
+    static_assert(kWithValues, "records hold keys and values");
+    static_assert(offsetof(Shared, value_exchange) == offsetof(Shared, exchange) + 4 * kTileKeys &&
+                      offsetof(Shared, exchange) % alignof(uint2) == 0,
+                  "the records lie over both exchanges");
+    return reinterpret_cast<uint2*>(shared.exchange);
+  }
+
   /// Every thread: zeroes warp_counts, 16 bytes a store. (A store a counter, indexed
   /// [i / kBins][i % kBins], took 84 instructions a warp a tile: 5% of a pass's.)
   __device__ __forceinline__ static void clear_warp_counts(Shared& shared) {
@@ -1270,14 +1297,16 @@ struct PassAgent {
     // scatter; then keys and values go out in one loop. Against values loaded after the
     // look-back into registers, placed in shared memory and written in a loop of their own
     // behind a barrier: H200, 384 x 24, ms: 2^24 0.5612 -> 0.5201, 2^26 1.9624 -> 1.9079.
+    // A pass that reads records copies each whole record instead (record_exchange).
     std::uint32_t places[kItems];
     const std::uint32_t* const source_values = buffers.source_values;  // arrays
-    rank_in_warp<kItems, kFull, /*kPlainBump=*/true>(
+    rank_in_warp<kItems, kFull, /*kPlainBump=*/true, /*kKeysToExchange=*/!kSourceRecords>(
         keys, first, problem.count, digit_of, counts, places, shared.exchange,
         [&](int item, std::uint32_t place) {
-          if constexpr (kWithValues) {
-            const std::uint32_t* value =
-                kSourceRecords ? key_source(item) + 1 : source_values + first + item * kWarpThreads;
+          if constexpr (kSourceRecords) {
+            copy_to_shared_async(Shape::record_exchange(shared) + place, key_source(item));
+          } else if constexpr (kWithValues) {
+            const std::uint32_t* value = source_values + first + item * kWarpThreads;
             copy_to_shared_async(shared.value_exchange + place, value);
           }
         });
@@ -1316,6 +1345,17 @@ struct PassAgent {
     for (int item = 0; item < kItems; ++item) {
       const std::uint32_t position = item * kThreads + threadIdx.x;
       if (kFull || position < tile_keys) {
+        if constexpr (kSourceRecords) {
+          const uint2 record = Shape::record_exchange(shared)[position];
+          const std::uint32_t target = shared.tile_base[digit_of(record.x)] + position;
+          if constexpr (kTargetRecords) {
+            *reinterpret_cast<uint2*>(target_records.at(target)) = record;
+          } else {
+            target_pair_keys[target] = record.x;
+            target_values[target] = record.y;
+          }
+          continue;
+        }
         const std::uint32_t key = shared.exchange[position];
         const std::uint32_t target = shared.tile_base[digit_of(key)] + position;
         if constexpr (kTargetRecords) {
