@@ -91,9 +91,14 @@ constexpr Tuning make_tuning() {
 // 5.1875. 384x22/2 falls between for keys, but key-value arrays take it from 2^24 (their 384x24
 // spills): H200, forced, ms, 384x20 / 384x22 / 384x24, 2^24 0.5016 / 0.5013 / 0.5161 and
 // 0.5047 / 0.5000 (two machines), 20 Mi 0.6183 / 0.6130 / 0.6296 (384x23: 0.4994 and 0.6129).
-const std::array<Tuning, 6> kTunings = {
+// 384x21/2 is for records: 2^26 1.7121 -> 1.6974 against 384x20, 2^24 and 20 Mi within 0.3%
+// (its 2081 tiles a pass at 2^24 are 7.9 rounds of an H200's 264 blocks, 384x20's 8.3).
+// Three blocks a multiprocessor lost at 2^24 pairs: 256x22/3 0.5617, 256x24/3 0.5704 (spills),
+// 384x16/3 0.6034 and 384x18/3 0.6111 (56 registers, spills) against 384x22/2's 0.4991 ms.
+const std::array<Tuning, 7> kTunings = {
     make_tuning<256, 20, 3>(), make_tuning<256, 20, 2>(), make_tuning<384, 16, 2>(),
-    make_tuning<384, 20, 2>(), make_tuning<384, 22, 2>(), make_tuning<384, 24, 2>(),
+    make_tuning<384, 20, 2>(), make_tuning<384, 21, 2>(), make_tuning<384, 22, 2>(),
+    make_tuning<384, 24, 2>(),
 };
 constexpr std::size_t kDefaultTuning = 3;  // 384x20/2, until calibrated
 
@@ -122,7 +127,13 @@ std::size_t calibration_keys_for(std::size_t count) {
 // DRAM. H200, 384 x 20 (calibrated), ms, arrays / records: 2^22 0.1614 / 0.1964, 2^24 0.5230 /
 // 0.5359, 2^25 0.9774 / 0.9608, 2^26 1.9200 / 1.8062. Later, with the plan in one barrier
 // (H200, forced, ms, arrays at 384 x 22 / records at 384 x 20): 2^24 0.5000 / 0.5035, 20 Mi
-// 0.6130 / 0.6065, 24 Mi 0.7255 / 0.7082, 2^25 0.9509 / 0.9100.
+// 0.6130 / 0.6065, 24 Mi 0.7255 / 0.7082, 2^25 0.9509 / 0.9100. Once a record was copied whole
+// and its key's line kept in L1 (calibrated, three calls, medians): 2^24 0.5007 / 0.4986, 20
+// Mi 0.6158 / 0.6084; below 2^24 it varies with the tile rounds: 14 Mi 0.4448 / 0.4560, 12 Mi
+// 0.3920 / 0.3840, 8 Mi 0.2774 / 0.2940. Records pay only in passes between the first and the
+// last, and which passes run is known on the device alone: from 2^24, 16-bit pairs (two passes)
+// took 0.2874 ms against arrays' 0.2691, so the threshold stays at 20 Mi. (Arrays for one or
+// two passes inside the records kernel made it spill: 16-64 bytes at 384 x 20.)
 constexpr std::size_t kRecordsKeys = std::size_t{20} << 20;
 
 // RSW_ONESWEEP_LAYOUT=arrays|records forces the key-value passes' layout (for tests and
