@@ -320,28 +320,19 @@ __device__ __forceinline__ void prefetch_to_l2(const void* source, std::uint32_t
 #endif
 }
 
-/// Starts copying the 4-byte word at global `from` to shared `to`, without a register on the
-/// way (Ampere's asynchronous copy); wait_for_shared_copies waits for this thread's copies.
-__device__ __forceinline__ void copy_to_shared_async(std::uint32_t* to, const std::uint32_t* from) {
+/// Starts copying the word at global `from` to shared `to` (4 or 8 bytes, both aligned to
+/// them: a value, or a whole record), without a register on the way (Ampere's asynchronous
+/// copy); wait_for_shared_copies waits for this thread's copies.
+template <class Word>
+__device__ __forceinline__ void copy_to_shared_async(Word* to, const std::uint32_t* from) {
+  static_assert(sizeof(Word) == 4 || sizeof(Word) == 8, "a 4-byte value or an 8-byte record");
 #if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(
                    static_cast<std::uint32_t>(__cvta_generic_to_shared(to))),
-               "l"(__cvta_generic_to_global(from))
+               "l"(__cvta_generic_to_global(from)), "n"(sizeof(Word))
                : "memory");
 #else
-  *to = *from;
-#endif
-}
-
-/// The same for the 8-byte record at global `from` (8-byte aligned, as `to` is).
-__device__ __forceinline__ void copy_to_shared_async(uint2* to, const std::uint32_t* from) {
-#if __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;" ::"r"(
-                   static_cast<std::uint32_t>(__cvta_generic_to_shared(to))),
-               "l"(__cvta_generic_to_global(from))
-               : "memory");
-#else
-  *to = *reinterpret_cast<const uint2*>(from);
+  *to = *reinterpret_cast<const Word*>(from);
 #endif
 }
 
