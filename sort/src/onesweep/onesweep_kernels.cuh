@@ -1105,6 +1105,8 @@ struct PassShape {
     // onesweep_passes, thread 0: the block's tiles written in that pass. (A register of the
     // kernel's loop, it cost pair passes 1.5-3% in spills.)
     std::uint32_t written;
+    // onesweep_passes, thread 0: the block's next work item (PassAgent::kTakeNextAt).
+    std::uint32_t next_work;
     // onesweep_passes: the block's copy of its pass's plan (PlanCopy).
     PassRoute route;
     std::uint32_t digit_offsets[kBins];
@@ -1176,6 +1178,15 @@ template <int kThreads, int kItems, bool kWithValues, bool kRecords>
 struct PassAgent {
   using Shape = PassShape<kThreads, kItems, kWithValues>;
   static_assert(kWithValues || !kRecords, "records hold keys and values");
+
+  // Thread 0 takes the block's next work item as it writes its item kTakeNextAt, so that the
+  // atomic's round trip overlaps the rest of its writes instead of holding the block at the
+  // loop's start. Taken earlier, a tile waits on its block after its place in line is given, and
+  // its successors' look-backs wait on it. H200, ms (two rounds' medians, averaged), 2^24 keys
+  // / pairs, 2^26 keys: at the loop's start 0.3477 / 0.5088 / 1.2098; here 0.3432 / 0.5028 /
+  // 1.1976 (2^26 pairs the same, 2^22 0.6-0.9% slower); halfway 0.3449 / 0.5069 / 1.2007; at
+  // the scatter's start 1.1% slower at 2^24 pairs; a tile ahead (at its keys' load) 7.5%.
+  static constexpr int kTakeNextAt = kItems - kItems / 4;
 
   typename Shape::Shared& shared;
   const Problem& problem;
@@ -1346,8 +1357,10 @@ struct PassAgent {
     const Records target_records = buffers.target;
     std::uint32_t* const target_pair_keys = buffers.target_keys;  // arrays
     std::uint32_t* const target_values = buffers.target_values;
+    std::uint32_t next_work = 0;
 #pragma unroll
     for (int item = 0; item < kItems; ++item) {
+      if (item == kTakeNextAt && threadIdx.x == 0) next_work = atomicAdd(&control->next_work, 1u);
       const std::uint32_t position = item * kThreads + threadIdx.x;
       if (kFull || position < tile_keys) {
         if constexpr (kSourceRecords) {
@@ -1374,20 +1387,25 @@ struct PassAgent {
         }
       }
     }
-    if (threadIdx.x == 0) advance_tail(pass_control, tile, problem.num_tiles, group_done_before);
+    if (threadIdx.x == 0) {
+      advance_tail(pass_control, tile, problem.num_tiles, group_done_before);
+      shared.next_work = next_work;
+    }
   }
 };
 
 /// Every pass that runs (Control::pass_order), in one persistent kernel, then the end of the
 /// sort: `report`, and after an odd number of passes the copy back. Blocks take tiles from one
-/// counter through the passes in order; a block whose next tile is of the next pass waits
-/// until the pass before is written (`written` at num_tiles: each block adds its tiles of a
-/// pass as it takes work past it). Neither that wait nor the copy back's can deadlock: every
-/// tile of the pass waited on was taken by a running block, which counts it before it waits on
-/// anything, and no tile waits on a later one. A pass that does not run takes no launch and no
-/// tile, and a sorted input ends here at once. Against a kernel a pass (graph launches, H100):
-/// sorted 2^24 keys 0.0484 -> 0.0439 ms, 2^16 keys 0.0514 -> 0.0495 and pairs 0.0546 -> 0.0490;
-/// 2^24 uniform keys 0.4366 -> 0.4412 (1% slower), pairs the same.
+/// counter through the passes in order, each its next as it writes the tile before
+/// (PassAgent::kTakeNextAt); a block whose next tile is of the next pass waits until the pass
+/// before is written (`written` at num_tiles: each block adds its tiles of a pass as it takes
+/// work past it). Neither that wait nor the copy back's can deadlock: every
+/// tile of the pass waited on was taken by a running block, which runs it once the tile before
+/// it is written and counts it before it waits on anything, and no tile waits on a later one. A
+/// pass that does not run takes no launch and no tile, and a sorted input ends here at once.
+/// Against a kernel a pass (graph launches, H100): sorted 2^24 keys 0.0484 -> 0.0439 ms, 2^16 keys
+/// 0.0514 -> 0.0495 and pairs 0.0546 -> 0.0490; 2^24 uniform keys 0.4366 -> 0.4412 (1% slower),
+/// pairs the same.
 ///
 /// Its shared memory (Shape::Shared, over 48 KiB for pairs) is dynamic: the launch passes
 /// sizeof(Shared) and the host raises the kernel's limit once.
@@ -1404,11 +1422,12 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   std::uint32_t order = 0;  // Control::pass_order's index this block works in, and its pass
   int pass = passes_run != 0 ? static_cast<int>(control->pass_order[0]) : 0;
   if (threadIdx.x == 0) shared.written = 0;
+  if (threadIdx.x == 0 && passes_run != 0) shared.next_work = atomicAdd(&control->next_work, 1u);
   // The first pass's plan; the loop's first barrier shows it.
   if (passes_run != 0) PlanCopy::load(control, pass).store(shared);
   while (passes_run != 0) {  // none for a sorted input, nor for a count of 0 from the device
     if (threadIdx.x == 0) {
-      const std::uint32_t work = atomicAdd(&control->next_work, 1u);
+      const std::uint32_t work = shared.next_work;  // taken by the tile before (kTakeNextAt)
       shared.order = work / problem.num_tiles;
       shared.tile = work % problem.num_tiles;
     }
