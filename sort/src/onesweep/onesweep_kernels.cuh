@@ -1329,10 +1329,14 @@ struct PassAgent {
     if (digit < kBins) {
       std::uint32_t before = 0;
       if (tile != 0) {
-        // Key-value passes walk two predecessors a round trip, keys-only passes four. H200,
-        // pairs, medians of three rounds, ms: 2^24 0.5965 -> 0.5843, 2^26 2.1536 -> 2.1340,
-        // 2^28 8.2924 -> 8.2764 (eight a round trip: 1% slower).
-        constexpr int kWindow = kWithValues ? 2 : 4;
+        // Predecessors read a round trip: keys-only passes four, key-value passes that move
+        // records two, arrays one. A walk is 13-15 tiles long in a busy pass (median; 24 in a
+        // pass's first round), yet wider windows lose: their loads slow the tiles' own (a
+        // trace, PERFORMANCE.md). H200, ms, pairs: two against four, 2^24 0.5965 -> 0.5843 (an
+        // earlier build); since, three and four 1.1% and 2.3% slower than two. Arrays with one
+        // against two: 2^24 0.4999 -> 0.4832, 12 Mi 0.3888 -> 0.3807, 16-bit 2^24 0.2666 ->
+        // 0.2605; 2^22 0.1524 -> 0.1562 (2.4% slower). Records with one: 2^25, 2^26 5-6% slower.
+        constexpr int kWindow = kWithValues ? (kRecords ? 2 : 1) : 4;
         before = look_back<kWindow>(table, sequence_base, tile, digit);
         publish(entry, make_entry(before + tile_count, kFlagInclusive, sequence));
       }
