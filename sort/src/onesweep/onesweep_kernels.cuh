@@ -1403,13 +1403,13 @@ struct PassAgent {
 /// counter through the passes in order, each its next as it writes the tile before
 /// (PassAgent::kTakeNextAt); a block whose next tile is of the next pass waits until the pass
 /// before is written (`written` at num_tiles: each block adds its tiles of a pass as it takes
-/// work past it). Neither that wait nor the copy back's can deadlock: every
-/// tile of the pass waited on was taken by a running block, which runs it once the tile before
-/// it is written and counts it before it waits on anything, and no tile waits on a later one. A
-/// pass that does not run takes no launch and no tile, and a sorted input ends here at once.
-/// Against a kernel a pass (graph launches, H100): sorted 2^24 keys 0.0484 -> 0.0439 ms, 2^16 keys
-/// 0.0514 -> 0.0495 and pairs 0.0546 -> 0.0490; 2^24 uniform keys 0.4366 -> 0.4412 (1% slower),
-/// pairs the same.
+/// work past it). Neither that wait nor the copy back's can deadlock: every tile of the pass
+/// waited on was taken by a running block, which runs it once the tile before it is written
+/// and counts it before it waits on anything, and no tile waits on a later one. A pass that
+/// does not run takes no launch and no tile, and a sorted input ends here at once. Against a
+/// kernel a pass (graph launches, H100): sorted 2^24 keys 0.0484 -> 0.0439 ms, 2^16 keys
+/// 0.0514 -> 0.0495 and pairs 0.0546 -> 0.0490; 2^24 uniform keys 0.4366 -> 0.4412 (1%
+/// slower), pairs the same.
 ///
 /// Its shared memory (Shape::Shared, over 48 KiB for pairs) is dynamic: the launch passes
 /// sizeof(Shared) and the host raises the kernel's limit once.
