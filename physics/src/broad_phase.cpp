@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "host_boxes.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "sweep_backend.hpp"
 
 namespace rsw::physics {
@@ -50,11 +52,25 @@ struct BroadPhase::Impl {
     return *sweep;
   }
 
+  // One frame, or an rsw::Error and no frame. A frame that fails part-way may leave the
+  // backend's carried state (the sorted order, buffers mid-growth) half-written, so the
+  // backend is dropped and the next frame starts afresh.
   void run_frame(const detail::BoxSource& source) {
-    const Clock::time_point start = Clock::now();
     have_frame = false;
     host_pairs.reset();
     stats = BroadPhaseStats{.boxes = source.count};
+    try {
+      with_bad_alloc_as_error("BroadPhase::update of " + std::to_string(source.count) + " boxes",
+                              [&] { run_frame_or_throw(source); });
+    } catch (...) {
+      sweep.reset();
+      throw;
+    }
+    have_frame = true;
+  }
+
+  void run_frame_or_throw(const detail::BoxSource& source) {
+    const Clock::time_point start = Clock::now();
     if (options.brute_force) {
       stats.excluded_boxes = detail::load_boxes(source, options.invalid_boxes, oracle_boxes);
       detail::brute_force_pairs(oracle_boxes, oracle_pairs);
@@ -77,7 +93,6 @@ struct BroadPhase::Impl {
       stats.backend = backend;
     }
     stats.total_ms = ms_since(start);
-    have_frame = true;
   }
 
   PairView find_pairs() {
@@ -147,11 +162,12 @@ void BroadPhase::update(const DeviceAabbArrays& boxes, DeviceFilterArrays filter
 }
 
 PairView BroadPhase::find_pairs() {
-  return impl_->find_pairs();
+  return with_bad_alloc_as_error("BroadPhase::find_pairs", [&] { return impl_->find_pairs(); });
 }
 
 DevicePairView BroadPhase::find_pairs_device() {
-  return impl_->find_pairs_device();
+  return with_bad_alloc_as_error("BroadPhase::find_pairs_device",
+                                 [&] { return impl_->find_pairs_device(); });
 }
 
 const BroadPhaseStats& BroadPhase::stats() const noexcept {

@@ -9,8 +9,9 @@
 
 #include "frame_plan.hpp"
 #include "host_boxes.hpp"
-#include "parallel.hpp"
+#include "rsw/engine/parallel.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/sort/key_mapping.hpp"
 #include "sweep_backend.hpp"
 
@@ -48,9 +49,10 @@ struct SortedBoxes {
 
   void gather(const HostBoxes& boxes, std::span<const std::uint32_t> order, int threads) {
     const std::size_t count = order.size();
-    packed.resize(count);
-    records.resize(count);
-    ids.assign(order.begin(), order.end());
+    resize_host(packed, count, "the boxes packed into records");
+    resize_host(records, count, "the boxes in sorted order");
+    resize_host(ids, count, "the indices of the sorted boxes");
+    std::ranges::copy(order, ids.begin());
     masked = std::ranges::any_of(boxes.masks, [](std::uint32_t mask) { return mask != ~0u; });
     for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
       for (std::size_t box = first; box < last; ++box) {
@@ -138,7 +140,7 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
                          int threads) {
   const std::size_t count = sorted.ids.size();
   std::vector<std::uint64_t>& offsets = listing.offsets;
-  offsets.resize(count + 1);
+  resize_host(offsets, count + 1, "the offsets of the cell listings");
   for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
     for (std::size_t j = first; j < last; ++j) {
       const BoxRecord& box = sorted.records[j];
@@ -151,8 +153,8 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
   if (entries > std::uint64_t{BoxSummary::kNoBox}) {
     throw too_many_listings(entries);
   }
-  listing.cells.resize(entries);
-  listing.boxes.resize(entries);
+  resize_host(listing.cells, entries, "the cells of the listings");
+  resize_host(listing.boxes, entries, "the boxes of the listings");
   for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
     for (std::size_t j = first; j < last; ++j) {
       if (offsets[j] == offsets[j + 1]) continue;
@@ -172,7 +174,7 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
 void gather_listings(const SortedBoxes& sorted, const CellGrid& grid, int axis,
                      CellListing& listing, int threads) {
   const std::size_t entries = listing.cells.size();
-  listing.records.resize(entries);
+  resize_host(listing.records, entries, "the records of the listings");
   const int u = grid.axis_u;
   const int v = grid.axis_v;
   for_each_part(entries, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
@@ -255,12 +257,12 @@ class CpuSweep final : public SweepBackend {
              BroadPhaseStats& stats) {
     const std::size_t count = boxes.size();
     if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
-      order_.resize(count);
+      resize_host(order_, count, "the sort order of the boxes");
       std::iota(order_.begin(), order_.end(), 0u);
     }
 
     Clock::time_point start = Clock::now();
-    keys_.resize(count);
+    resize_host(keys_, count, "the sort keys of the boxes");
     for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
       for (std::size_t j = first; j < last; ++j)
         keys_[j] = sort::ordered_key(boxes.min[axis][order_[j]]);
@@ -294,22 +296,24 @@ class CpuSweep final : public SweepBackend {
       result.pairs.clear();
       result.candidates = 0;
       constexpr std::size_t kBlock = 1024;
-      for (std::size_t first = static_cast<std::size_t>(thread) * kBlock; first < work;
-           first += static_cast<std::size_t>(threads) * kBlock) {
-        const std::size_t last = std::min(work, first + kBlock);
-        if (grid != nullptr) {
-          sweep_cells(sorted_, *grid, listing_, first, last, result);
-        } else {
-          sweep_range(sorted_, axis, first, last, result);
+      try {
+        for (std::size_t first = static_cast<std::size_t>(thread) * kBlock; first < work;
+             first += static_cast<std::size_t>(threads) * kBlock) {
+          const std::size_t last = std::min(work, first + kBlock);
+          if (grid != nullptr) {
+            sweep_cells(sorted_, *grid, listing_, first, last, result);
+          } else {
+            sweep_range(sorted_, axis, first, last, result);
+          }
         }
+      } catch (const std::bad_alloc&) {  // the thread's pair list could not grow
+        throw host_allocation_error(
+            "the pairs of one sweep thread, past the " + std::to_string(result.pairs.size()) +
+                " it had found",
+            2 * result.pairs.capacity() * sizeof(Pair));
       }
     };
-    {
-      std::vector<std::jthread> workers;
-      for (int thread = 1; thread < threads; ++thread)
-        workers.emplace_back(sweep_part, thread);
-      sweep_part(0);
-    }
+    run_on_threads(threads, sweep_part);
     // The threads' pairs one after another, each copied by its own thread.
     std::vector<std::size_t> offsets(results_.size() + 1, 0);
     stats.candidates = 0;
@@ -317,7 +321,7 @@ class CpuSweep final : public SweepBackend {
       offsets[part + 1] = offsets[part] + results_[part].pairs.size();
       stats.candidates += results_[part].candidates;
     }
-    pairs_.resize(offsets.back());
+    resize_host(pairs_, offsets.back(), "the pairs");
     for_each_part(results_.size(), 1, [&](std::size_t first, std::size_t last) {
       for (std::size_t part = first; part < last; ++part)
         std::ranges::copy(results_[part].pairs,

@@ -7,7 +7,7 @@
 #include "dynamics_gpu.hpp"
 #include "dynamics_math.hpp"
 #include "host_boxes.hpp"
-#include "parallel.hpp"
+#include "rsw/engine/parallel.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::physics {
@@ -60,7 +60,7 @@ void gravity(const SphereBodies& bodies, Accelerations out, const GravityOptions
       out.z[i] = options.constant * az;
     }
   };
-  detail::for_each_part(count, 64, rows, threads);
+  for_each_part(count, 64, rows, threads);
 }
 
 void gravity(const DeviceSphereBodies& bodies, DeviceAccelerations out,

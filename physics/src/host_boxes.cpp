@@ -5,8 +5,9 @@
 #include <numeric>
 #include <string>
 
-#include "parallel.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
+#include "rsw/engine/parallel.hpp"
 
 namespace rsw::physics::detail {
 namespace {
@@ -25,10 +26,13 @@ std::size_t chunks_of(std::size_t count) {
 /// Calls chunk(index, first, last) for each kChunk boxes of [0, count), on `threads` threads.
 template <class Chunk>
 void for_each_chunk(std::size_t count, int threads, Chunk&& chunk) {
-  for_each_part(chunks_of(count), 1, [&](std::size_t first, std::size_t last) {
-    for (std::size_t c = first; c < last; ++c)
-      chunk(c, c * kChunk, std::min(count, (c + 1) * kChunk));
-  }, threads);
+  for_each_part(
+      chunks_of(count), 1,
+      [&](std::size_t first, std::size_t last) {
+        for (std::size_t c = first; c < last; ++c)
+          chunk(c, c * kChunk, std::min(count, (c + 1) * kChunk));
+      },
+      threads);
 }
 
 bool box_is_valid(const HostBoxes& boxes, std::size_t index) {
@@ -37,14 +41,20 @@ bool box_is_valid(const HostBoxes& boxes, std::size_t index) {
   return detail::box_is_valid(low, high);
 }
 
-std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& out,
-                           int threads) {
+std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& out, int threads) {
   const std::size_t count = out.size();
-  out.categories.assign(count, kDefaultCategory);
-  out.masks.assign(count, kDefaultMask);
-  if (!filter.categories.empty())
-    out.categories.assign(filter.categories.begin(), filter.categories.end());
-  if (!filter.masks.empty()) out.masks.assign(filter.masks.begin(), filter.masks.end());
+  resize_host(out.categories, count, "the categories of the boxes");
+  resize_host(out.masks, count, "the masks of the boxes");
+  if (filter.categories.empty()) {
+    std::ranges::fill(out.categories, kDefaultCategory);
+  } else {
+    std::ranges::copy(filter.categories, out.categories.begin());
+  }
+  if (filter.masks.empty()) {
+    std::ranges::fill(out.masks, kDefaultMask);
+  } else {
+    std::ranges::copy(filter.masks, out.masks.begin());
+  }
 
   // Per chunk: the invalid boxes, excluded (category 0) unless the policy rejects them, and
   // the first of them.
@@ -100,8 +110,8 @@ void check_pairs(std::size_t bodies, std::span<const Pair> pairs) {
 std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& out, int threads) {
   const std::size_t count = boxes.count;
   for (int axis = 0; axis < 3; ++axis) {
-    out.min[axis].resize(count);
-    out.max[axis].resize(count);
+    resize_host(out.min[axis], count, "the boxes' minima");
+    resize_host(out.max[axis], count, "the boxes' maxima");
   }
   FilterArrays filter = boxes.host_filter;
   std::vector<std::uint32_t> downloaded_categories;
@@ -135,7 +145,7 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
       const DeviceSpan<const float> maxs[3] = {boxes.device.max_x, boxes.device.max_y,
                                                boxes.device.max_z};
       const auto download = [&](auto& target, auto source) {
-        target.resize(source.size);
+        resize_host(target, source.size, "the boxes downloaded from the device");
         if (!source.empty()) {
           rsw::detail::copy_device_to_host(target.data(), source.data, source.size_bytes(),
                                            boxes.stream);
@@ -200,8 +210,10 @@ BoxSummary summarize(const HostBoxes& boxes, int threads) {
 }
 
 void sort_pairs_lexicographically(std::vector<Pair>& pairs, sort::Sorter& sorter) {
-  std::vector<std::uint32_t> keys(pairs.size());
-  std::vector<std::uint32_t> order(pairs.size());
+  std::vector<std::uint32_t> keys;
+  std::vector<std::uint32_t> order;
+  resize_host(keys, pairs.size(), "the keys of the pairs' sort");
+  resize_host(order, pairs.size(), "the order of the pairs' sort");
   std::iota(order.begin(), order.end(), 0u);
   const sort::SortOptions on_cpu{.algorithm = sort::Algorithm::Cpu};
   for (std::size_t i = 0; i < pairs.size(); ++i)
@@ -210,7 +222,8 @@ void sort_pairs_lexicographically(std::vector<Pair>& pairs, sort::Sorter& sorter
   for (std::size_t i = 0; i < pairs.size(); ++i)
     keys[i] = pairs[order[i]].a;
   sorter.sort_pairs(keys, order, on_cpu);
-  std::vector<Pair> sorted(pairs.size());
+  std::vector<Pair> sorted;
+  resize_host(sorted, pairs.size(), "the sorted pairs");
   for (std::size_t i = 0; i < pairs.size(); ++i)
     sorted[i] = pairs[order[i]];
   pairs.swap(sorted);
@@ -219,18 +232,24 @@ void sort_pairs_lexicographically(std::vector<Pair>& pairs, sort::Sorter& sorter
 void brute_force_pairs(const HostBoxes& boxes, std::vector<Pair>& pairs) {
   pairs.clear();
   const std::size_t count = boxes.size();
-  for (std::size_t a = 0; a < count; ++a) {
-    for (std::size_t b = a + 1; b < count; ++b) {
-      bool overlap = true;
-      for (int axis = 0; axis < 3 && overlap; ++axis) {
-        overlap =
-            boxes.min[axis][a] <= boxes.max[axis][b] && boxes.min[axis][b] <= boxes.max[axis][a];
-      }
-      if (overlap &&
-          filters_pass(boxes.categories[a], boxes.masks[a], boxes.categories[b], boxes.masks[b])) {
-        pairs.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
+  try {
+    for (std::size_t a = 0; a < count; ++a) {
+      for (std::size_t b = a + 1; b < count; ++b) {
+        bool overlap = true;
+        for (int axis = 0; axis < 3 && overlap; ++axis) {
+          overlap =
+              boxes.min[axis][a] <= boxes.max[axis][b] && boxes.min[axis][b] <= boxes.max[axis][a];
+        }
+        if (overlap && filters_pass(boxes.categories[a], boxes.masks[a], boxes.categories[b],
+                                    boxes.masks[b])) {
+          pairs.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
+        }
       }
     }
+  } catch (const std::bad_alloc&) {
+    throw host_allocation_error(
+        "the brute-force pairs, past the " + std::to_string(pairs.size()) + " found",
+        2 * pairs.capacity() * sizeof(Pair));
   }
 }
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "host_boxes.hpp"
-#include "parallel.hpp"
+#include "rsw/engine/parallel.hpp"
 #include "rigid_gpu.hpp"
 #include "rigid_math.hpp"
 #include "rsw/engine/error.hpp"
@@ -240,7 +240,7 @@ void RigidWorld::bounds(const RigidBodies& bodies, AabbStore& out) {
   check_shapes(bodies.shape);
   const detail::BodyArrays arrays = arrays_of(bodies, count, shapes_.size());
   out.resize(count);
-  detail::for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
+  for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<std::uint32_t>(first); i < last; ++i) {
       float low[3];
       float high[3];
@@ -277,7 +277,7 @@ void RigidWorld::collide(const RigidBodies& bodies, std::span<const Pair> pairs,
   if (state.device) state.device->loaded = 0;  // the last collide() is this one, on the host
   state.placed.resize(count * state.max_spheres);
   state.loads.assign(6 * count, 0.0f);
-  detail::for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
+  for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<std::uint32_t>(first); i < last; ++i) {
       const detail::ShapeRecord& shape = state.records[detail::shape_of(arrays, i)];
       detail::SphereRecord* mine = state.placed.data() + std::size_t{i} * state.max_spheres;
@@ -296,7 +296,7 @@ void RigidWorld::collide(const RigidBodies& bodies, std::span<const Pair> pairs,
   // Each pair's loads on threads (force on b, torque on a, torque on b), then summed per
   // body in pair order on one: the same bits for any count of threads.
   state.pair_terms.resize(9 * pairs.size());
-  detail::for_each_part(pairs.size(), kPairsPerThread, [&](std::size_t first, std::size_t last) {
+  for_each_part(pairs.size(), kPairsPerThread, [&](std::size_t first, std::size_t last) {
     for (std::size_t k = first; k < last; ++k) {
       const Pair pair = pairs[k];
       float terms[3][3] = {};
@@ -340,7 +340,7 @@ void RigidWorld::integrate(const RigidBodies& bodies, float dt, const RigidOptio
   check_shapes(bodies.shape);
   const detail::BodyArrays arrays = arrays_of(bodies, count, shapes_.size());
   const bool loaded = state_->loads.size() == 6 * count;
-  detail::for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
+  for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<std::uint32_t>(first); i < last; ++i) {
       float load[6] = {0, 0, 0, 0, 0, 0};
       if (loaded) std::copy_n(state_->loads.data() + 6 * std::size_t{i}, 6, load);

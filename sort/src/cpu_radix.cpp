@@ -4,6 +4,9 @@
 #include <array>
 #include <thread>
 
+#include "rsw/engine/memory.hpp"
+#include "rsw/engine/parallel.hpp"
+
 namespace rsw::sort::detail {
 namespace {
 
@@ -25,16 +28,6 @@ std::vector<std::uint32_t> digit_masks_for(int begin_bit, int end_bit) {
     masks.push_back((1u << bits) - 1);
   }
   return masks;
-}
-
-// Runs fn(thread_index) on `threads` threads (the caller is thread 0) and waits for all.
-template <class Function>
-void run_on_threads(int threads, const Function& fn) {
-  std::vector<std::jthread> workers;
-  workers.reserve(static_cast<std::size_t>(threads - 1));
-  for (int index = 1; index < threads; ++index)
-    workers.emplace_back(fn, index);
-  fn(0);
 }
 
 struct Chunk {
@@ -212,8 +205,8 @@ CpuRadixResult CpuRadixSorter::sort(std::span<std::uint32_t> keys, std::span<std
     return result;
   }
 
-  alternate_keys_.resize(count);
-  if (with_values) alternate_values_.resize(count);
+  resize_host(alternate_keys_, count, "the CPU sort's alternate keys");
+  if (with_values) resize_host(alternate_values_, count, "the CPU sort's alternate values");
   const std::span<std::uint32_t> alternate_values =
       with_values ? std::span<std::uint32_t>(alternate_values_) : std::span<std::uint32_t>();
   const int threads = threads_for(count);

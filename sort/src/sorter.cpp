@@ -9,6 +9,7 @@
 #include "gpu_sorter.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/engine/text.hpp"
 
 namespace rsw::sort {
@@ -56,7 +57,13 @@ Algorithm resolve(Algorithm requested, std::size_t count) {
     const bool gpu = resolve_backend(Backend::Auto) == Backend::Cuda;
     return gpu && count <= detail::kMaxGpuSortCount ? Algorithm::Onesweep : Algorithm::Cpu;
   }
-  resolve_backend(Backend::Cuda);  // throws, saying why, when the GPU cannot run
+  const CudaRuntimeInfo& cuda = cuda_runtime_info();
+  if (!cuda.available()) {
+    throw Error(ErrorKind::DeviceUnavailable,
+                "the " + std::string(to_string(requested)) +
+                    " sort needs a GPU, and none is usable here (" + cuda.unavailable_reason +
+                    "); the sorts that run without one: cpu, auto (which picks cpu)");
+  }
   if (count > detail::kMaxGpuSortCount) {
     throw Error(ErrorKind::InvalidArgument, "the GPU sorts take at most " +
                                                 std::to_string(detail::kMaxGpuSortCount) +
@@ -164,11 +171,11 @@ struct Sorter::Impl {
       return sort_on_gpu(algorithm, keys.data, with_values ? values.data : nullptr, keys.size,
                          options);
     }
-    host_keys.resize(keys.size);
+    resize_host(host_keys, keys.size, "the keys copied to the host for the CPU sort");
     rsw::detail::copy_device_to_host(host_keys.data(), keys.data, keys.size_bytes(),
                                      options.stream);
     if (with_values) {
-      host_values.resize(values.size);
+      resize_host(host_values, values.size, "the values copied to the host for the CPU sort");
       rsw::detail::copy_device_to_host(host_values.data(), values.data, values.size_bytes(),
                                        options.stream);
     }
@@ -191,21 +198,24 @@ Sorter::Sorter(Sorter&&) noexcept = default;
 Sorter& Sorter::operator=(Sorter&&) noexcept = default;
 
 void Sorter::sort_keys(std::span<std::uint32_t> keys, const SortOptions& options) {
-  impl_->sort_host(keys, {}, false, options);
+  with_bad_alloc_as_error("Sorter::sort_keys", [&] { impl_->sort_host(keys, {}, false, options); });
 }
 
 void Sorter::sort_pairs(std::span<std::uint32_t> keys, std::span<std::uint32_t> values,
                         const SortOptions& options) {
-  impl_->sort_host(keys, values, true, options);
+  with_bad_alloc_as_error("Sorter::sort_pairs",
+                          [&] { impl_->sort_host(keys, values, true, options); });
 }
 
 void Sorter::sort_keys(DeviceSpan<std::uint32_t> keys, const SortOptions& options) {
-  impl_->sort_device(keys, {}, false, options);
+  with_bad_alloc_as_error("Sorter::sort_keys",
+                          [&] { impl_->sort_device(keys, {}, false, options); });
 }
 
 void Sorter::sort_pairs(DeviceSpan<std::uint32_t> keys, DeviceSpan<std::uint32_t> values,
                         const SortOptions& options) {
-  impl_->sort_device(keys, values, true, options);
+  with_bad_alloc_as_error("Sorter::sort_pairs",
+                          [&] { impl_->sort_device(keys, values, true, options); });
 }
 
 SortStats Sorter::last_stats() {

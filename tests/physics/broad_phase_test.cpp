@@ -41,6 +41,19 @@ TEST(BroadPhaseApi, BruteForceIsTheOracle) {
   EXPECT_EQ(pairs[1], (Pair{1, 2}));
 }
 
+TEST(BroadPhaseApi, DevicePairsWithoutAGpuSaySo) {
+  if (rsw::cuda_runtime_info().available()) GTEST_SKIP() << "a CUDA device is present";
+  rsw::physics::BroadPhase bp({.backend = rsw::Backend::Cpu});
+  bp.update(std::vector<rsw::physics::Aabb>{{{0, 0, 0}, {1, 1, 1}}, {{0, 0, 0}, {1, 1, 1}}});
+  try {
+    bp.find_pairs_device();
+    FAIL() << "device pairs without a device";
+  } catch (const rsw::Error& error) {
+    EXPECT_EQ(error.kind(), rsw::ErrorKind::DeviceUnavailable) << error.what();
+  }
+  EXPECT_EQ(bp.find_pairs().size(), 1u) << "the frame survives a failed find_pairs_device()";
+}
+
 TEST(BroadPhaseApi, NoBoxesNoPairs) {
   rsw::physics::BroadPhase bp({.backend = rsw::Backend::Cpu});
   bp.update(std::span<const rsw::physics::Aabb>{});

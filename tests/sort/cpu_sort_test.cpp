@@ -139,6 +139,12 @@ TEST(SortArguments, TheGpuSortWithoutADeviceSaysWhy) {
       FAIL() << to_string(algorithm) << " ran without a device";
     } catch (const Error& error) {
       EXPECT_EQ(error.kind(), ErrorKind::DeviceUnavailable) << error.what();
+      // It names the sort and what runs instead, not a backend the caller never asked for.
+      const std::string message = error.what();
+      EXPECT_EQ(message.find("the " + std::string(to_string(algorithm)) + " sort needs a GPU"), 0u)
+          << message;
+      EXPECT_NE(message.find("the sorts that run without one: cpu, auto"), std::string::npos)
+          << message;
     }
   }
   EXPECT_EQ(keys, (std::vector<std::uint32_t>{3, 1, 2})) << "a refused sort moves nothing";

@@ -3,6 +3,7 @@
 // here, so only a caller that insists on the GPU reaches these.
 #include <string>
 
+#include "device_memory_info.hpp"
 #include "gpu_events.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/cuda_check.hpp"
@@ -59,6 +60,9 @@ void* device_allocate(std::size_t bytes) {
   throw_no_cuda("allocating " + describe_bytes(bytes) + " of device memory");
 }
 void device_free(void*) noexcept {}
+DeviceMemoryInfo current_device_memory() noexcept {
+  return {};
+}
 void* pinned_allocate(std::size_t) {
   return nullptr;
 }

@@ -4,7 +4,9 @@
 #include <string>
 #include <utility>
 
+#include "device_memory_info.hpp"
 #include "rsw/engine/backend.hpp"
+#include "rsw/engine/error.hpp"
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/stream.hpp"
@@ -28,9 +30,25 @@ std::string describe_allocation(std::size_t bytes) {
 
 void* device_allocate(std::size_t bytes) {
   if (bytes == 0) return nullptr;
+  const CudaRuntimeInfo& cuda = cuda_runtime_info();
+  if (!cuda.available()) {  // say so, rather than pass on what cudaMalloc makes of it
+    throw Error(ErrorKind::DeviceUnavailable, "allocating " + describe_bytes(bytes) +
+                                                  " of device memory: there is no usable GPU (" +
+                                                  cuda.unavailable_reason + ")");
+  }
   void* pointer = nullptr;
   RSW_CUDA_CHECK(cudaMalloc(&pointer, bytes), describe_allocation(bytes));
   return pointer;
+}
+
+DeviceMemoryInfo current_device_memory() noexcept {
+  if (!cuda_runtime_info().available()) return {};
+  DeviceMemoryInfo info;
+  if (cudaMemGetInfo(&info.free_bytes, &info.total_bytes) != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  return info;
 }
 
 void device_free(void* pointer) noexcept {

@@ -19,6 +19,11 @@
 // On the GPU a frame can stay on the device: update() from DeviceAabbArrays and
 // find_pairs_device() move no boxes or pairs over PCIe, and the frame waits for the device
 // twice (for the cell listing count and for the pair count).
+//
+// Every failure is an rsw::Error, whichever thread or device met it: invalid boxes (under
+// InvalidBoxes::Reject), host or device memory that cannot be had (OutOfMemory), a GPU that
+// fails. After a failed update() there is no frame (find_pairs() is empty) and the next
+// update() starts afresh, as on the first frame.
 #pragma once
 
 #include <cstddef>
