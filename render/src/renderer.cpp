@@ -18,6 +18,7 @@
 #include "instance_interop.hpp"
 #include "meshes.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/text.hpp"
 #include "shader_program.hpp"
 
 namespace rsw::render {
@@ -531,6 +532,23 @@ std::vector<std::uint8_t> Renderer::read_rgba() const {
   return top_down;
 }
 
+ImageFormat image_format_of(std::string_view path) {
+  const std::size_t dot = path.rfind('.');
+  const std::size_t slash = path.rfind('/');
+  const std::string extension =
+      dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash)
+          ? std::string()
+          : ascii_lowercase(path.substr(dot + 1));
+  if (extension == "png") return ImageFormat::Png;
+  if (extension == "jpg" || extension == "jpeg") return ImageFormat::Jpeg;
+  if (extension == "bmp") return ImageFormat::Bmp;
+  if (extension == "tga") return ImageFormat::Tga;
+  throw Error(
+      ErrorKind::InvalidArgument,
+      "'" + std::string(path) +
+          "': an image is written as .png, .jpg, .jpeg, .bmp or .tga, named by its extension");
+}
+
 void Renderer::save_png(const std::string& path) const {
   const std::vector<std::uint8_t> pixels = read_rgba();
   const RendererOptions& options = impl_->options;
@@ -538,6 +556,29 @@ void Renderer::save_png(const std::string& path) const {
                      options.width * 4) == 0) {
     throw Error(ErrorKind::Io, "could not write the PNG screenshot " + path);
   }
+}
+
+void Renderer::save_image(const std::string& path) const {
+  const ImageFormat format = image_format_of(path);
+  if (format == ImageFormat::Png) return save_png(path);
+  constexpr int kJpegQuality = 90;
+  const std::vector<std::uint8_t> pixels = read_rgba();
+  const int width = impl_->options.width;
+  const int height = impl_->options.height;
+  int written = 0;
+  switch (format) {
+    case ImageFormat::Jpeg:
+      written = stbi_write_jpg(path.c_str(), width, height, 4, pixels.data(), kJpegQuality);
+      break;
+    case ImageFormat::Bmp:
+      written = stbi_write_bmp(path.c_str(), width, height, 4, pixels.data());
+      break;
+    case ImageFormat::Tga:
+      written = stbi_write_tga(path.c_str(), width, height, 4, pixels.data());
+      break;
+    case ImageFormat::Png: break;
+  }
+  if (written == 0) throw Error(ErrorKind::Io, "could not write the screenshot " + path);
 }
 
 const RendererOptions& Renderer::options() const noexcept {

@@ -28,6 +28,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rsw/engine/api.hpp"
@@ -85,6 +86,19 @@ struct RendererOptions {
   /// renderer. Boxes get an ambient term plus a diffuse one from this light.
   std::array<float, 3> light_direction = {0.4f, 1.0f, 0.6f};
 };
+
+/// Image files a Renderer writes.
+enum class ImageFormat {
+  Png,   ///< .png: lossless, with alpha
+  Jpeg,  ///< .jpg or .jpeg: quality 90, no alpha
+  Bmp,   ///< .bmp
+  Tga,   ///< .tga
+};
+
+/// The format a file name's extension asks for (.png, .jpg, .jpeg, .bmp, .tga, in any case);
+/// throws rsw::Error (InvalidArgument) naming these for any other, so that a program can check
+/// an output name before it runs.
+RSW_API ImageFormat image_format_of(std::string_view path);
 
 /// Draws boxes into its own colour and depth images (an OpenGL framebuffer object).
 class RSW_API Renderer {
@@ -144,6 +158,9 @@ class RSW_API Renderer {
   std::vector<std::uint8_t> read_rgba() const;
   /// Writes the image to a PNG file; throws rsw::Error (Io) when it cannot.
   void save_png(const std::string& path) const;
+  /// Writes the image in the format the file's extension names (see image_format_of());
+  /// throws rsw::Error (InvalidArgument) for another extension, (Io) when it cannot write.
+  void save_image(const std::string& path) const;
   /// The options in force.
   const RendererOptions& options() const noexcept;
 
