@@ -27,6 +27,10 @@ void Report::add(Row row) {
   rows_.push_back(std::move(row));
 }
 
+void Report::fail(std::string message) {
+  failures_.push_back(std::move(message));
+}
+
 void Report::print_table() const {
   std::printf("%-6s %-8s %11s %-14s %-6s %10s %10s %10s", "bench", "algo", "n", "dist", "mode",
               "ms_median", "ms_min", "ms_max");
@@ -106,26 +110,6 @@ nlohmann::ordered_json describe_machine() {
     machine["no_device_reason"] = cuda.unavailable_reason;
   }
   return machine;
-}
-
-std::size_t parse_size(std::string_view text) {
-  std::size_t value = 0;
-  std::size_t digits = 0;
-  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') {
-    value = value * 10 + static_cast<std::size_t>(text[digits] - '0');
-    ++digits;
-  }
-  const std::string_view suffix = text.substr(digits);
-  int shift = -1;
-  if (suffix.empty()) shift = 0;
-  if (suffix == "K" || suffix == "k") shift = 10;
-  if (suffix == "M" || suffix == "m") shift = 20;
-  if (suffix == "G" || suffix == "g") shift = 30;
-  if (digits == 0 || digits > 12 || shift < 0) {
-    throw Error(ErrorKind::InvalidArgument,
-                "'" + std::string(text) + "' is not a size (examples: 4096, 64K, 256M, 1G)");
-  }
-  return value << shift;
 }
 
 }  // namespace rsw::bench

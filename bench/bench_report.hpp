@@ -33,6 +33,11 @@ class Report {
   void add(Row row);
   const std::vector<Row>& rows() const noexcept { return rows_; }
 
+  /// Records a check that failed (a wrong result, memory that grew): the run goes on, its
+  /// rows are printed and written, and the program then reports the failures and exits 1.
+  void fail(std::string message);
+  const std::vector<std::string>& failures() const noexcept { return failures_; }
+
   /// Prints an aligned table to stdout: the fixed columns, then each metric.
   void print_table() const;
   /// {"machine": {...}, "rows": [...]}; throws rsw::Error(Io) when `path` cannot be written.
@@ -40,12 +45,10 @@ class Report {
 
  private:
   std::vector<Row> rows_;
+  std::vector<std::string> failures_;
 };
 
 /// Version, build options and the CUDA device (or why there is none), for JSON headers.
 nlohmann::ordered_json describe_machine();
-
-/// Parses "4096", "64K", "256M", "1G" (binary multiples); throws rsw::Error otherwise.
-std::size_t parse_size(std::string_view text);
 
 }  // namespace rsw::bench

@@ -7,6 +7,7 @@
 #include "box_files.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/text.hpp"
 #include "rsw/physics/bounds.hpp"
@@ -57,7 +58,9 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
                bool stage_times, const BroadPhaseBenchOptions& options, bool write_pairs) {
   physics::BroadPhase broad_phase(
       {.backend = backend, .mode = mode, .stage_times = stage_times});
-  std::vector<physics::Aabb> boxes = input.boxes;
+  std::vector<physics::Aabb> boxes = with_host_allocation(
+      "a moving copy of the " + std::to_string(input.boxes.size()) + " boxes",
+      input.boxes.size() * sizeof(physics::Aabb), [&] { return input.boxes; });
   std::optional<DeviceInput> device_input;
   if (on_device) device_input.emplace();
   std::mt19937 generator(std::random_device{}());
@@ -119,9 +122,14 @@ void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report)
   } else {
     for (const std::size_t count : options.sizes) {
       for (const std::string& scene : options.scenes) {
-        inputs.push_back({test::make_boxes(count, parse_scene(scene), std::random_device{}(),
-                                           options.pairs_per_box),
-                          ascii_lowercase(scene)});
+        const std::string name = ascii_lowercase(scene);
+        inputs.push_back(with_host_allocation(
+            "the " + std::to_string(count) + " boxes of the " + name + " scene",
+            count * sizeof(physics::Aabb), [&] {
+              return Input{test::make_boxes(count, parse_scene(scene), std::random_device{}(),
+                                            options.pairs_per_box),
+                           name};
+            }));
       }
     }
   }

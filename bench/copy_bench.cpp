@@ -6,6 +6,7 @@
 
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
 
@@ -15,7 +16,8 @@ namespace {
 constexpr std::string_view kStage = "copy";
 
 std::vector<std::uint32_t> random_words(std::size_t bytes) {
-  std::vector<std::uint32_t> words(bytes / sizeof(std::uint32_t));
+  std::vector<std::uint32_t> words;
+  resize_host(words, bytes / sizeof(std::uint32_t), "the words to copy");
   std::mt19937 generator(std::random_device{}());
   for (auto& word : words)
     word = static_cast<std::uint32_t>(generator());
@@ -24,7 +26,8 @@ std::vector<std::uint32_t> random_words(std::size_t bytes) {
 
 Row host_copy_row(std::size_t bytes, const CopyBenchOptions& options) {
   const std::vector<std::uint32_t> source = random_words(bytes);
-  std::vector<std::uint32_t> target(source.size());
+  std::vector<std::uint32_t> target;
+  resize_host(target, source.size(), "the copy's target");
   StageProfiler profiler({.history_frames = options.repetitions});
   for (std::size_t run = 0; run < options.warmup + options.repetitions; ++run) {
     if (run == options.warmup) profiler.reset();

@@ -5,18 +5,20 @@
 //   radixsweep-bench sort --n 16M --dist uniform,sorted --algo onesweep,cub --mode keys,pairs
 //   radixsweep-bench broadphase --n 100K,1M --scene uniform --backend cpu,cuda
 //   radixsweep-bench broadphase --boxes my_boxes.csv --pairs-out pairs.csv
+//   radixsweep-bench soak --n 1M --frames 10000 --cluster-every 100
 //   radixsweep-bench render --n 1M --path upload,interop
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <iostream>
 #include <string>
 #include <vector>
 
 #include "bench_report.hpp"
 #include "broadphase_bench.hpp"
 #include "copy_bench.hpp"
+#include "rsw/cli/command_line.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
+#include "soak_bench.hpp"
 #include "sort_bench.hpp"
 #if RSW_BENCH_RENDER
 #include "render_bench.hpp"
@@ -24,11 +26,34 @@
 
 namespace {
 
-std::vector<std::size_t> parse_sizes(const std::vector<std::string>& texts) {
+// Limits of the count options: wide enough for any real run, narrow enough that a typo or a
+// negative number (which CLI11 would wrap around) is refused.
+constexpr std::size_t kMostRuns = 10'000'000;
+constexpr std::size_t kMostBoxes = 0xFFFFFFFEu;  // the broad phase's 32-bit box indices
+constexpr std::size_t kMostKeys = 0xFFFFFFFFu;   // 32-bit values index the keys
+constexpr std::size_t kMostCopyBytes = std::size_t{1} << 40;
+#if RSW_BENCH_RENDER
+constexpr std::size_t kMostInstances = std::size_t{1} << 28;
+#endif
+
+// The sizes of `flag` ("64K,1M"), each in [1, most]; `unit` names what is counted.
+std::vector<std::size_t> parse_sizes(const std::vector<std::string>& texts, std::string_view flag,
+                                     std::size_t most, std::string_view unit) {
   std::vector<std::size_t> sizes;
-  for (const std::string& text : texts)
-    sizes.push_back(rsw::bench::parse_size(text));
+  for (const std::string& text : texts) {
+    const std::size_t size = rsw::cli::parse_size(text);
+    if (size == 0 || size > most) {
+      throw rsw::Error(rsw::ErrorKind::InvalidArgument,
+                       std::string(flag) + " " + text + ": " + std::to_string(size) + " " +
+                           std::string(unit) + " is not in [1, " + std::to_string(most) + "]");
+    }
+    sizes.push_back(size);
+  }
   return sizes;
+}
+
+CLI::Validator runs_range(std::size_t least) {
+  return CLI::Range(least, kMostRuns);
 }
 
 void print_machine() {
@@ -64,9 +89,10 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"host", "cuda"}))
       ->capture_default_str();
   copy->add_option("--reps", copy_options.repetitions, "Timed repetitions per row")
-      ->check(CLI::PositiveNumber)
+      ->check(runs_range(1))
       ->capture_default_str();
   copy->add_option("--warmup", copy_options.warmup, "Untimed runs before them")
+      ->check(runs_range(0))
       ->capture_default_str();
 
   CLI::App* sort = app.add_subcommand("sort", "Radix sorts beside std::sort, CUB and Thrust");
@@ -96,19 +122,20 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"keys", "pairs"}))
       ->capture_default_str();
   sort->add_option("--reps", sort_options.repetitions, "Timed repetitions of GPU sorts")
-      ->check(CLI::PositiveNumber)
+      ->check(runs_range(1))
       ->capture_default_str();
   sort->add_option("--host-reps", sort_options.host_repetitions, "Timed repetitions of host sorts")
-      ->check(CLI::PositiveNumber)
+      ->check(runs_range(1))
       ->capture_default_str();
   sort->add_option("--warmup", sort_options.warmup, "Untimed runs before them")
+      ->check(runs_range(0))
       ->capture_default_str();
   sort->add_flag("--cold-l2", sort_options.cold_l2,
                  "Evict the input from L2 before each timed GPU sort (default: the input is "
                  "in L2 as its copy into place left it)");
   sort->add_option("--cpu-threads", sort_options.cpu_threads,
                    "Threads of the cpu sort (0: all hardware threads)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(CLI::Range(0, 1024))
       ->capture_default_str();
 
   CLI::App* broadphase =
@@ -153,22 +180,60 @@ int main(int argc, char** argv) {
   broadphase
       ->add_option("--pairs-per-box", broadphase_options.pairs_per_box,
                    "Density of generated scenes")
-      ->check(CLI::PositiveNumber)
+      ->check(rsw::cli::finite_range(0.01, 1e6))
       ->capture_default_str();
   broadphase
       ->add_option("--motion", broadphase_options.motion,
                    "Jitter per frame in box sizes (0: still boxes)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(rsw::cli::finite_range(0, 1e6))
       ->capture_default_str();
   broadphase->add_option("--frames", broadphase_options.frames, "Timed frames")
-      ->check(CLI::PositiveNumber)
+      ->check(runs_range(1))
       ->capture_default_str();
   broadphase->add_option("--warmup", broadphase_options.warmup, "Untimed frames before them")
+      ->check(runs_range(0))
       ->capture_default_str();
   broadphase
       ->add_option("--stage-times", broadphase_options.stage_times,
                    "on, off (comma list): time each stage, or only the frame (a row '-untimed')")
       ->delimiter(',')
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+
+  CLI::App* soak = app.add_subcommand(
+      "soak", "Many broad-phase frames, some clustered: pairs checked, memory held flat");
+  soak->fallthrough();
+  std::string soak_size = "1M";
+  rsw::bench::SoakBenchOptions soak_options;
+  if (!has_device) soak_options.backend = "cpu";
+  soak->add_option("--n", soak_size, "Boxes (1M)")->capture_default_str();
+  soak->add_option("--backend", soak_options.backend,
+                   "cuda (checked against the CPU backend) or cpu (checked against brute force)")
+      ->check(CLI::IsMember({"cpu", "cuda", "gpu"}))
+      ->capture_default_str();
+  soak->add_option("--frames", soak_options.frames, "Frames to run")
+      ->check(runs_range(1))
+      ->capture_default_str();
+  soak->add_option("--cluster-every", soak_options.cluster_every,
+                   "Every Nth frame draws all boxes into a small region, and its pairs are "
+                   "checked against the reference backend")
+      ->check(runs_range(1))
+      ->capture_default_str();
+  soak->add_option("--cluster-pairs-per-box", soak_options.cluster_pairs_per_box,
+                   "Density of the clustered frames")
+      ->check(rsw::cli::finite_range(0.01, 1e4))
+      ->capture_default_str();
+  soak->add_option("--memory-from", soak_options.memory_from,
+                   "The frame whose memory the last frame's is compared with")
+      ->check(runs_range(1))
+      ->capture_default_str();
+  soak->add_option("--seed", soak_options.seed, "Seed of the boxes' start (0: a fresh one)")
+      ->check(CLI::Range(0u, 0xFFFFFFFFu))
+      ->capture_default_str();
+  soak->add_option("--max-memory-growth", soak_options.max_memory_growth,
+                   "Largest growth of host RSS or device memory allowed from --memory-from to "
+                   "the last frame (0.01: 1%)")
+      ->check(rsw::cli::finite_range(0, 1e6))
       ->capture_default_str();
 
 #if RSW_BENCH_RENDER
@@ -195,46 +260,50 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 16384))
       ->capture_default_str();
   render->add_option("--frames", render_options.frames, "Timed frames")
-      ->check(CLI::PositiveNumber)
+      ->check(runs_range(1))
       ->capture_default_str();
   render->add_option("--warmup", render_options.warmup, "Untimed frames before them")
+      ->check(runs_range(0))
       ->capture_default_str();
 #endif
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error, std::cout, std::cerr) == 0 ? 0 : 2;
-  }
-
-  try {
-    rsw::bench::Report report;
-    print_machine();
+  return rsw::cli::run_program(app, argc, argv, [&] {
+    // Everything is checked before the first row runs: sizes, then the files to write.
     if (copy->parsed()) {
-      copy_options.sizes = parse_sizes(copy_sizes);
+      copy_options.sizes = parse_sizes(copy_sizes, "--bytes", kMostCopyBytes, "bytes");
       copy_options.algos = copy_algos;
-      run_copy_bench(copy_options, report);
     }
     if (sort->parsed()) {
-      sort_options.sizes = parse_sizes(sort_sizes);
+      sort_options.sizes = parse_sizes(sort_sizes, "--n", kMostKeys, "keys");
       sort_options.algos = sort_algos;
-      run_sort_bench(sort_options, report);
     }
     if (broadphase->parsed()) {
-      broadphase_options.sizes = parse_sizes(broadphase_sizes);
-      run_broadphase_bench(broadphase_options, report);
+      broadphase_options.sizes = parse_sizes(broadphase_sizes, "--n", kMostBoxes, "boxes");
+      if (!broadphase_options.pairs_file.empty())
+        rsw::cli::check_writable(broadphase_options.pairs_file, "--pairs-out");
+    }
+    if (soak->parsed()) {
+      soak_options.boxes = parse_sizes({soak_size}, "--n", kMostBoxes, "boxes").front();
     }
 #if RSW_BENCH_RENDER
-    if (render->parsed()) {
-      render_options.sizes = parse_sizes(render_sizes);
-      run_render_bench(render_options, report);
-    }
+    if (render->parsed())
+      render_options.sizes = parse_sizes(render_sizes, "--n", kMostInstances, "instances");
+#endif
+    if (!json_path.empty()) rsw::cli::check_writable(json_path, "--json");
+
+    rsw::bench::Report report;
+    print_machine();
+    if (copy->parsed()) run_copy_bench(copy_options, report);
+    if (sort->parsed()) run_sort_bench(sort_options, report);
+    if (broadphase->parsed()) run_broadphase_bench(broadphase_options, report);
+    if (soak->parsed()) run_soak_bench(soak_options, report);
+#if RSW_BENCH_RENDER
+    if (render->parsed()) run_render_bench(render_options, report);
 #endif
     report.print_table();
     if (!json_path.empty()) report.write_json(json_path);
-    return 0;
-  } catch (const rsw::Error& error) {
-    std::cerr << "radixsweep-bench: " << error.what() << '\n';
-    return error.kind() == rsw::ErrorKind::InvalidArgument ? 2 : 1;
-  }
+    for (const std::string& failure : report.failures())
+      std::fprintf(stderr, "radixsweep-bench: %s\n", failure.c_str());
+    return report.failures().empty() ? 0 : rsw::cli::kFailure;
+  });
 }

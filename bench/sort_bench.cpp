@@ -7,6 +7,7 @@
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
 #include "rsw/engine/text.hpp"
@@ -218,11 +219,18 @@ void run_sort_bench(const SortBenchOptions& options, Report& report) {
     for (const test::KeyDistribution distribution : distributions) {
       const std::uint32_t seed = std::random_device{}();
       for (const std::string& mode : options.modes) {
-        Input input{
-            .keys = test::make_keys(count, distribution, seed),
-            .values = mode == "pairs" ? test::make_indices(count) : std::vector<std::uint32_t>{},
-            .dist = ascii_lowercase(test::to_string(distribution)),
-            .mode = mode};
+        const std::string dist = ascii_lowercase(test::to_string(distribution));
+        const bool pairs = mode == "pairs";
+        const Input input = with_host_allocation(
+            "the " + std::to_string(count) + (pairs ? " keys and values" : " keys") + " of the " +
+                dist + " input",
+            count * sizeof(std::uint32_t) * (pairs ? 2 : 1), [&] {
+              return Input{
+                  .keys = test::make_keys(count, distribution, seed),
+                  .values = pairs ? test::make_indices(count) : std::vector<std::uint32_t>{},
+                  .dist = dist,
+                  .mode = mode};
+            });
         std::vector<Row> group;
         for (const std::string& algo : options.algos) {
           Row row =

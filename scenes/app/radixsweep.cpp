@@ -4,15 +4,19 @@
 #include <CLI/CLI.hpp>
 #include <array>
 #include <cstdio>
-#include <iostream>
+#include <deque>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "rsw/cli/command_line.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/build_info.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/sort/sorter.hpp"
 #if RSW_DEMO_SCENES
@@ -33,7 +37,7 @@ struct Options {
   std::string sort = "auto";
   int device = 0;
   bool headless = false;
-  std::size_t frames = 0;  // 0: until the window closes (headless: kHeadlessFrames)
+  std::size_t frames = 0;  // 0 (not given): until the window closes (headless: kHeadlessFrames)
   std::string screenshot;
   std::string stats;
   int width = 1280;
@@ -81,6 +85,8 @@ void print_info(const Options& options) {
 using rsw::render::Key;
 
 constexpr std::size_t kHeadlessFrames = 120;
+// Frames the overlay's plots and the stats file keep: 4 s at 60 FPS.
+constexpr std::size_t kHistoryFrames = 240;
 constexpr const char* kHeadlessScreenshot = "radixsweep.png";
 constexpr const char* kHeadlessStats = "radixsweep-stats.json";
 
@@ -124,7 +130,8 @@ class Demo {
       : options_(options),
         display_(display),
         renderer_({.width = options.width, .height = options.height}),
-        overlay_(display.window ? rsw::render::Overlay(*display.window) : rsw::render::Overlay()) {
+        overlay_(display.window ? rsw::render::Overlay(*display.window) : rsw::render::Overlay()),
+        profiler_({.history_frames = kHistoryFrames}) {
     const rsw::Backend backend = rsw::resolve_backend(rsw::parse_backend(options.backend));
     if (backend == rsw::Backend::Cuda) rsw::use_cuda_device(options.device);
     controls_.scenes = rsw::scenes::scene_names();
@@ -181,14 +188,11 @@ class Demo {
                      .sort_passes_run = counts.sort_passes_run,
                      .sort_passes_total = counts.sort_passes_total},
                     controls_, renderer_);
-      if (std::exchange(controls_.screenshot, false)) {
-        const std::string path = "radixsweep-" + std::to_string(frame) + ".png";
-        renderer_.save_png(path);
-        std::printf("screenshot: %s\n", path.c_str());
-      }
+      if (std::exchange(controls_.screenshot, false)) save_screenshot(frame);
       if (display_.window) display_.window->present(renderer_);
       profiler_.end_frame();
       ++frame;
+      record_frame(counts, frame);
     }
     profiler_.flush();
     return frame;
@@ -196,11 +200,12 @@ class Demo {
 
   void finish(std::size_t frames) {
     if (!options_.screenshot.empty()) {
-      renderer_.save_png(options_.screenshot);
+      renderer_.save_image(options_.screenshot);
       std::printf("screenshot: %s\n", options_.screenshot.c_str());
     }
     if (!options_.stats.empty()) {
-      profiler_.write_json(options_.stats);
+      if (memory_.empty() || memory_.back().frame != frames) sample_memory(frames);
+      write_stats(options_.stats);
       std::printf("stats:      %s\n", options_.stats.c_str());
     }
     const rsw::scenes::SceneStats counts = scene_->stats();
@@ -214,6 +219,75 @@ class Demo {
   }
 
  private:
+  // What the process holds at a frame, for soak runs: host RSS and device memory in use.
+  struct MemorySample {
+    std::size_t frame = 0;
+    rsw::MemoryUsage usage;
+  };
+
+  // The counts of the frame just drawn, kept for the stats file over the profiler's window;
+  // memory at frames 1, 10, 100, ...
+  void record_frame(const rsw::scenes::SceneStats& counts, std::size_t frame) {
+    counts_.push_back(counts);
+    if (counts_.size() > kHistoryFrames) counts_.pop_front();
+    std::size_t power = 1;
+    while (power < frame)
+      power *= 10;
+    if (power == frame) sample_memory(frame);
+  }
+
+  void sample_memory(std::size_t frame) { memory_.push_back({frame, rsw::memory_usage()}); }
+
+  // F12 in the window: a failure to write is reported, and the demo goes on.
+  void save_screenshot(std::size_t frame) const {
+    const std::string path = "radixsweep-" + std::to_string(frame) + ".png";
+    try {
+      renderer_.save_png(path);
+      std::printf("screenshot: %s\n", path.c_str());
+    } catch (const rsw::Error& error) {
+      std::fprintf(stderr, "radixsweep: %s\n", error.what());
+    }
+  }
+
+  // The stats file: the profiler's stage times, and what a script needs to read the run
+  // without the overlay: the scene and its setup, and per frame of the same window its counts.
+  void write_stats(const std::string& path) const {
+    using Json = nlohmann::ordered_json;
+    Json stats = {{"scene", scene_->name()},
+                  {"backend", rsw::to_string(scene_->backend())},
+                  {"sort", rsw::sort::to_string(chosen_sort())},
+                  {"device", device_name()},
+                  {"objects", scene_->stats().objects},
+                  {"seed", controls_.seed}};
+    const Json profile = Json::parse(profiler_.to_json());
+    stats.update(profile);
+    Json objects = Json::array(), candidates = Json::array(), pairs = Json::array();
+    Json passes_run = Json::array(), passes_skipped = Json::array();
+    for (const rsw::scenes::SceneStats& frame : counts_) {
+      objects.push_back(frame.objects);
+      candidates.push_back(frame.candidates);
+      pairs.push_back(frame.pairs);
+      passes_run.push_back(frame.sort_passes_run);
+      passes_skipped.push_back(frame.sort_passes_total - frame.sort_passes_run);
+    }
+    stats["counts"] = {{"objects", objects},
+                       {"candidates", candidates},
+                       {"pairs", pairs},
+                       {"sort_passes_run", passes_run},
+                       {"sort_passes_skipped", passes_skipped}};
+    Json memory = Json::array();
+    for (const MemorySample& sample : memory_) {
+      memory.push_back({{"frame", sample.frame},
+                        {"host_resident_bytes", sample.usage.host_resident_bytes},
+                        {"device_used_bytes", sample.usage.device_used_bytes}});
+    }
+    stats["memory"] = memory;
+    std::ofstream file(path);
+    file << stats.dump(2) << '\n';
+    file.close();
+    if (!file) throw rsw::Error(rsw::ErrorKind::Io, "writing the stats to '" + path + "' failed");
+  }
+
   static int index_of(const std::vector<std::string>& names, const std::string& name) {
     for (std::size_t index = 0; index < names.size(); ++index) {
       if (names[index] == name) return static_cast<int>(index);
@@ -251,6 +325,7 @@ class Demo {
     camera_ = scene_->camera();
     running_ = {controls_.scene, controls_.backend, controls_.sort};
     profiler_.reset();
+    counts_.clear();
   }
 
   // What the overlay or the keys changed since the last frame.
@@ -307,7 +382,9 @@ class Demo {
   rsw::StageProfiler profiler_;
   std::unique_ptr<rsw::scenes::Scene> scene_;
   rsw::render::OrbitCamera camera_;
-  std::array<int, 3> running_{};  // scene, backend and sort the scene runs with
+  std::array<int, 3> running_{};                // scene, backend and sort the scene runs with
+  std::deque<rsw::scenes::SceneStats> counts_;  // the last kHistoryFrames frames
+  std::vector<MemorySample> memory_;
 };
 
 int run_demo(Options options) {
@@ -318,6 +395,9 @@ int run_demo(Options options) {
     if (options.screenshot.empty()) options.screenshot = kHeadlessScreenshot;
     if (options.stats.empty()) options.stats = kHeadlessStats;
   }
+  // The outputs are checked now, not when the last frame has run.
+  if (!options.screenshot.empty()) rsw::cli::check_writable(options.screenshot, "--screenshot");
+  if (!options.stats.empty()) rsw::cli::check_writable(options.stats, "--stats");
   Demo demo(options, display);
   demo.finish(demo.run());
   return 0;
@@ -325,6 +405,16 @@ int run_demo(Options options) {
 
 std::vector<std::string> scene_names() {
   return rsw::scenes::scene_names();
+}
+
+// For --screenshot: why `path` names no image format the renderer writes; empty if it does.
+std::string why_not_an_image_name(std::string& path) {
+  try {
+    rsw::render::image_format_of(path);
+  } catch (const rsw::Error& error) {
+    return error.what();
+  }
+  return {};
 }
 #else
 int run_demo(const Options&) {
@@ -334,6 +424,10 @@ int run_demo(const Options&) {
 
 std::vector<std::string> scene_names() {
   return {"boxes"};
+}
+
+std::string why_not_an_image_name(std::string&) {
+  return {};  // nothing is drawn without the renderer
 }
 #endif
 
@@ -349,7 +443,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember(scene_names()))
       ->capture_default_str();
   app.add_option("--count", options.count,
-                 "Objects in the scene (default: the scene's own for the backend: chairs 16384 on the GPU, 1000 on the CPU)")
+                 "Objects in the scene (default: the scene's own for the backend: chairs 16384 on "
+                 "the GPU, 1000 on the CPU)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 24));
   app.add_option("--seed", options.seed, "Seed of the scene's random start (also in the UI)")
       ->check(CLI::Range(0u, 2147483647u))
@@ -366,41 +461,26 @@ int main(int argc, char** argv) {
   app.add_flag("--headless", options.headless,
                "Draw offscreen (EGL) even with a display; chosen anyway without one");
   app.add_option("--frames", options.frames,
-                 "Frames to run, then exit (default: until the window closes; headless 120)");
+                 "Frames to run, then exit (default: until the window closes; headless 120)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1'000'000'000}));
   app.add_option("--screenshot", options.screenshot,
-                 "Save the last frame as PNG (headless default: radixsweep.png)");
+                 "Save the last frame as .png, .jpg, .bmp or .tga, by the name's extension "
+                 "(headless default: radixsweep.png)")
+      ->check(CLI::Validator(why_not_an_image_name, "FILE"));
   app.add_option("--stats", options.stats,
-                 "Write the stage profiler's history as JSON (headless default: "
-                 "radixsweep-stats.json)");
+                 "Write the run's stage times, counts per frame and setup as JSON (headless "
+                 "default: radixsweep-stats.json)");
   app.add_option("--width", options.width, "Image width in pixels")
       ->check(CLI::Range(1, 16384))
       ->capture_default_str();
   app.add_option("--height", options.height, "Image height in pixels")
       ->check(CLI::Range(1, 16384))
       ->capture_default_str();
-  app.set_version_flag("--version", std::string(rsw::build_info::kVersion));
+  app.set_version_flag("--version", "RadixSweep " + std::string(rsw::build_info::kVersion));
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
+  return rsw::cli::run_program(app, argc, argv, [&] {
+    if (!info) return run_demo(options);
+    print_info(options);
     return 0;
-  } catch (const CLI::CallForVersion&) {
-    std::cout << "RadixSweep " << rsw::build_info::kVersion << '\n';
-    return 0;
-  } catch (const CLI::ParseError& error) {
-    std::cerr << "radixsweep: " << error.what() << "\nRun 'radixsweep --help' for the flags.\n";
-    return 2;
-  }
-
-  try {
-    if (info) {
-      print_info(options);
-      return 0;
-    }
-    return run_demo(options);
-  } catch (const rsw::Error& error) {
-    std::cerr << "radixsweep: " << error.what() << '\n';
-    return 1;
-  }
+  });
 }
