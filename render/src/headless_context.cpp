@@ -7,6 +7,7 @@
 #include <glad/gl.h>
 
 #include <cstdio>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -61,9 +62,15 @@ struct HeadlessContext::Impl {
   EGLContext context = EGL_NO_CONTEXT;
   EglPlatform platform = EglPlatform::Surfaceless;
   std::string description;
+  std::deque<GLsync> frames_in_flight;  // a fence after each frame end_frame() closed
 
   ~Impl() {
     if (display == EGL_NO_DISPLAY) return;
+    if (!frames_in_flight.empty() &&
+        eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, context)) {
+      for (GLsync fence : frames_in_flight)
+        glDeleteSync(fence);
+    }
     eglMakeCurrent(display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
     if (context != EGL_NO_CONTEXT) eglDestroyContext(display, context);
     eglTerminate(display);
@@ -140,6 +147,26 @@ HeadlessContext& HeadlessContext::operator=(HeadlessContext&&) noexcept = defaul
 void HeadlessContext::make_current() {
   if (!eglMakeCurrent(impl_->display, EGL_NO_SURFACE, EGL_NO_SURFACE, impl_->context)) {
     unavailable("eglMakeCurrent failed (" + egl_error_text(eglGetError()) + ")");
+  }
+}
+
+void HeadlessContext::end_frame() {
+  std::deque<GLsync>& fences = impl_->frames_in_flight;
+  fences.push_back(glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0));
+  while (fences.size() > static_cast<std::size_t>(kFramesInFlight)) {
+    // A frame that takes a minute is a driver that stopped: an error, not a hang.
+    constexpr GLuint64 kOneSecond = 1'000'000'000;
+    constexpr int kMostSeconds = 60;
+    GLenum status = GL_TIMEOUT_EXPIRED;
+    for (int second = 0; second < kMostSeconds && status == GL_TIMEOUT_EXPIRED; ++second)
+      status = glClientWaitSync(fences.front(), GL_SYNC_FLUSH_COMMANDS_BIT, kOneSecond);
+    glDeleteSync(fences.front());
+    fences.pop_front();
+    if (status == GL_WAIT_FAILED) unavailable("waiting for an earlier frame's GL work failed");
+    if (status == GL_TIMEOUT_EXPIRED) {
+      unavailable("an earlier frame's GL work has not finished in " +
+                  std::to_string(kMostSeconds) + " s");
+    }
   }
 }
 

@@ -189,7 +189,11 @@ class Demo {
                      .sort_passes_total = counts.sort_passes_total},
                     controls_, renderer_);
       if (std::exchange(controls_.screenshot, false)) save_screenshot(frame);
-      if (display_.window) display_.window->present(renderer_);
+      if (display_.window) {
+        display_.window->present(renderer_);
+      } else {
+        display_.context->end_frame();  // a swap's pacing: never more than two frames queued
+      }
       profiler_.end_frame();
       ++frame;
       record_frame(counts, frame);
