@@ -17,7 +17,6 @@
 
 #include "headless_gl_fixture.hpp"
 #include "rsw/engine/error.hpp"
-#include "rsw/engine/memory.hpp"
 #include "rsw/render/renderer.hpp"
 
 namespace {
@@ -137,29 +136,6 @@ TEST_F(RendererGl, ManyBoxesGrowTheInstanceBuffer) {
     const Rgb first = pixel(renderer, rgba, 32 - 23, 32 + 23);  // box 0 at (-3, -3)
     EXPECT_GT(first.r, 60) << count << " boxes";
   }
-}
-
-// A headless frame loop paced by end_frame() holds its memory flat. Without the pacing the
-// driver queues every frame with its images: on llvmpipe about 7.5 MB a frame at 1280 x 720.
-TEST_F(RendererGl, PacedHeadlessFramesHoldMemoryFlat) {
-  Renderer renderer({.width = 1280, .height = 720});
-  std::vector<BoxInstance> boxes;
-  for (int i = 0; i < 5000; ++i) {
-    boxes.push_back(box(-3.0f + 6.0f * static_cast<float>(i % 70) / 69.0f,
-                        -3.0f + 6.0f * static_cast<float>(i / 70 % 70) / 69.0f, 0, 0.2f,
-                        {1, 0, 0}));
-  }
-  std::size_t resident_at_frame_20 = 0;
-  for (int frame = 0; frame < 120; ++frame) {
-    boxes[static_cast<std::size_t>(frame)].centre[2] = 0.5f;  // a new upload each frame
-    renderer.draw_boxes(boxes, kFront);
-    context_->end_frame();
-    if (frame == 20) resident_at_frame_20 = rsw::memory_usage().host_resident_bytes;
-  }
-  const std::size_t resident = rsw::memory_usage().host_resident_bytes;
-  EXPECT_LT(resident, resident_at_frame_20 + (std::size_t{32} << 20))
-      << "RSS grew from " << (resident_at_frame_20 >> 20) << " MiB to " << (resident >> 20)
-      << " MiB over 100 frames";
 }
 
 TEST_F(RendererGl, SavePngWritesTheImage) {
