@@ -6,6 +6,7 @@
 #include "bounds_math.hpp"
 #include "host_boxes.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 
 namespace rsw::physics {
 namespace {
@@ -42,7 +43,7 @@ void check_point_count(std::size_t points, std::size_t first_entries) {
 
 void AabbStore::resize(std::size_t count) {
   for (std::vector<float>* array : {&min_x, &min_y, &min_z, &max_x, &max_y, &max_z})
-    array->resize(count);
+    resize_host(*array, count, "the boxes of an AabbStore");
 }
 
 void AabbStore::assign(std::span<const Aabb> boxes) {

@@ -9,9 +9,9 @@
 
 #include "frame_plan.hpp"
 #include "host_boxes.hpp"
-#include "rsw/engine/parallel.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
+#include "rsw/engine/parallel.hpp"
 #include "rsw/sort/key_mapping.hpp"
 #include "sweep_backend.hpp"
 

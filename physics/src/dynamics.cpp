@@ -7,8 +7,8 @@
 #include "dynamics_gpu.hpp"
 #include "dynamics_math.hpp"
 #include "host_boxes.hpp"
-#include "rsw/engine/parallel.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/parallel.hpp"
 
 namespace rsw::physics {
 namespace {

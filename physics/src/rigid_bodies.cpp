@@ -5,10 +5,11 @@
 #include <string>
 
 #include "host_boxes.hpp"
-#include "rsw/engine/parallel.hpp"
 #include "rigid_gpu.hpp"
 #include "rigid_math.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
+#include "rsw/engine/parallel.hpp"
 
 namespace rsw::physics {
 namespace {
@@ -275,8 +276,9 @@ void RigidWorld::collide(const RigidBodies& bodies, std::span<const Pair> pairs,
   const detail::BodyArrays arrays = arrays_of(bodies, count, shapes_.size());
   State& state = *state_;
   if (state.device) state.device->loaded = 0;  // the last collide() is this one, on the host
-  state.placed.resize(count * state.max_spheres);
-  state.loads.assign(6 * count, 0.0f);
+  resize_host(state.placed, count * state.max_spheres, "the bodies' placed spheres");
+  resize_host(state.loads, 6 * count, "the bodies' forces and torques");
+  std::ranges::fill(state.loads, 0.0f);
   for_each_part(count, kBodiesPerThread, [&](std::size_t first, std::size_t last) {
     for (auto i = static_cast<std::uint32_t>(first); i < last; ++i) {
       const detail::ShapeRecord& shape = state.records[detail::shape_of(arrays, i)];
@@ -295,7 +297,7 @@ void RigidWorld::collide(const RigidBodies& bodies, std::span<const Pair> pairs,
   }, state_->threads);
   // Each pair's loads on threads (force on b, torque on a, torque on b), then summed per
   // body in pair order on one: the same bits for any count of threads.
-  state.pair_terms.resize(9 * pairs.size());
+  resize_host(state.pair_terms, 9 * pairs.size(), "the contact terms of the pairs");
   for_each_part(pairs.size(), kPairsPerThread, [&](std::size_t first, std::size_t last) {
     for (std::size_t k = first; k < last; ++k) {
       const Pair pair = pairs[k];

@@ -15,6 +15,7 @@
 #include "boxes_gpu.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/engine/stream.hpp"
 #include "rsw/physics/broad_phase.hpp"
 #include "scene_base.hpp"
@@ -51,7 +52,8 @@ class BoxesScene final : public SceneBase<kArrays> {
     extent_ = std::max(extent_, 4.0f);
     std::mt19937 generator(settings.seed);
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-    touches_.assign(count_, 0);
+    resize_host(touches_, count_, "the boxes' overlap counts");
+    std::ranges::fill(touches_, 0);
     for (std::uint32_t i = 0; i < count_; ++i) {
       const bool large = unit(generator) < kLargeShare;
       for (int axis = 0; axis < 3; ++axis) {

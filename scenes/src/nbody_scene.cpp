@@ -13,6 +13,7 @@
 
 #include "nbody_gpu.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/physics/dynamics.hpp"
 #include "scene_registry.hpp"
 #include "sphere_scene.hpp"
@@ -85,7 +86,7 @@ class NBodyScene final : public SphereScene {
       renderer.draw_mapped_spheres();
       return;
     }
-    sprites_.resize(count_);
+    resize_host(sprites_, count_, "the bodies' sprites");
     const BodyField host = field();
     for (std::uint32_t i = 0; i < count_; ++i)
       sprites_[i] = body_sprite(host, i, display_radius_);

@@ -14,6 +14,7 @@
 #include "particles_landscape.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/physics/bounds.hpp"
 #include "rsw/physics/dynamics.hpp"
 #include "scene_registry.hpp"
@@ -105,7 +106,7 @@ class ParticlesScene final : public SphereScene {
       renderer.draw_mapped_spheres();
       return;
     }
-    sprites_.resize(count_);
+    resize_host(sprites_, count_, "the particles' sprites");
     const ParticleField host = field();
     for (std::uint32_t i = 0; i < count_; ++i)
       sprites_[i] = particle_sprite(host, i);

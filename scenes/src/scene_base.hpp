@@ -3,12 +3,14 @@
 // broad phase, its options and its figures in the profiler and the overlay.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
 #include "rsw/physics/broad_phase.hpp"
@@ -57,8 +59,10 @@ class SceneBase : public Scene {
     backend_ = resolve_backend(settings.backend);
     sort_ = settings.sort;
     count_ = count;
-    for (std::vector<float>& array : host_)
-      array.assign(count, 0.0f);
+    for (std::vector<float>& array : host_) {
+      resize_host(array, count, "the scene's bodies");
+      std::ranges::fill(array, 0.0f);
+    }
   }
   /// Once the host arrays hold the start: to the device when the scene runs there, and a
   /// broad phase of its own.
@@ -104,7 +108,7 @@ class SceneBase : public Scene {
       renderer.draw_mapped(shape);
       return;
     }
-    instances_.resize(count_);
+    resize_host(instances_, count_, "the instances to draw");
     for (std::uint32_t i = 0; i < count_; ++i)
       instances_[i] = instance(i);
     renderer.draw_instances(shape, instances_);
