@@ -60,8 +60,11 @@ struct BroadPhase::Impl {
     host_pairs.reset();
     stats = BroadPhaseStats{.boxes = source.count};
     try {
-      with_bad_alloc_as_error("BroadPhase::update of " + std::to_string(source.count) + " boxes",
-                              [&] { run_frame_or_throw(source); });
+      run_frame_or_throw(source);
+    } catch (const std::bad_alloc&) {
+      sweep.reset();
+      throw host_out_of_memory("BroadPhase::update of " + std::to_string(source.count) +
+                               " boxes");
     } catch (...) {
       sweep.reset();
       throw;
