@@ -65,7 +65,6 @@ CLI::Validator finite_range(double min, double max) {
       [=](std::string& text) -> std::string {
         const char* begin = text.c_str();
         char* end = nullptr;
-        errno = 0;
         const double value = std::strtod(begin, &end);
         if (end == begin || *end != '\0') return "'" + text + "' is not a number";
         if (!std::isfinite(value) || value < min || value > max) {

@@ -550,33 +550,29 @@ ImageFormat image_format_of(std::string_view path) {
 }
 
 void Renderer::save_png(const std::string& path) const {
-  const std::vector<std::uint8_t> pixels = read_rgba();
-  const RendererOptions& options = impl_->options;
-  if (stbi_write_png(path.c_str(), options.width, options.height, 4, pixels.data(),
-                     options.width * 4) == 0) {
-    throw Error(ErrorKind::Io, "could not write the PNG screenshot " + path);
-  }
+  save_image_as(path, ImageFormat::Png);
 }
 
 void Renderer::save_image(const std::string& path) const {
-  const ImageFormat format = image_format_of(path);
-  if (format == ImageFormat::Png) return save_png(path);
+  save_image_as(path, image_format_of(path));
+}
+
+void Renderer::save_image_as(const std::string& path, ImageFormat format) const {
   constexpr int kJpegQuality = 90;
   const std::vector<std::uint8_t> pixels = read_rgba();
   const int width = impl_->options.width;
   const int height = impl_->options.height;
+  const char* file = path.c_str();
   int written = 0;
   switch (format) {
+    case ImageFormat::Png:
+      written = stbi_write_png(file, width, height, 4, pixels.data(), width * 4);
+      break;
     case ImageFormat::Jpeg:
-      written = stbi_write_jpg(path.c_str(), width, height, 4, pixels.data(), kJpegQuality);
+      written = stbi_write_jpg(file, width, height, 4, pixels.data(), kJpegQuality);
       break;
-    case ImageFormat::Bmp:
-      written = stbi_write_bmp(path.c_str(), width, height, 4, pixels.data());
-      break;
-    case ImageFormat::Tga:
-      written = stbi_write_tga(path.c_str(), width, height, 4, pixels.data());
-      break;
-    case ImageFormat::Png: break;
+    case ImageFormat::Bmp: written = stbi_write_bmp(file, width, height, 4, pixels.data()); break;
+    case ImageFormat::Tga: written = stbi_write_tga(file, width, height, 4, pixels.data()); break;
   }
   if (written == 0) throw Error(ErrorKind::Io, "could not write the screenshot " + path);
 }

@@ -165,6 +165,8 @@ class RSW_API Renderer {
   const RendererOptions& options() const noexcept;
 
  private:
+  void save_image_as(const std::string& path, ImageFormat format) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
