@@ -5,20 +5,15 @@
 #include <cmath>
 #include <cstddef>
 
+#include "rsw/engine/host_device.hpp"
 #include "rsw/engine/stream.hpp"
 #include "rsw/render/renderer.hpp"
-
-#if defined(__CUDACC__)
-#define RSW_BENCH_HOST_DEVICE __host__ __device__
-#else
-#define RSW_BENCH_HOST_DEVICE
-#endif
 
 namespace rsw::bench {
 
 /// Instance i of `count` in frame `frame`.
-RSW_BENCH_HOST_DEVICE inline render::BoxInstance bench_instance(std::size_t i, std::size_t count,
-                                                                int frame) {
+RSW_HOST_DEVICE inline render::BoxInstance bench_instance(std::size_t i, std::size_t count,
+                                                          int frame) {
   const auto side = static_cast<std::size_t>(sqrtf(static_cast<float>(count))) + 1;
   const float x = static_cast<float>(i % side) - 0.5f * static_cast<float>(side);
   const float z = static_cast<float>(i / side) - 0.5f * static_cast<float>(side);

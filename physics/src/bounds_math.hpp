@@ -4,8 +4,9 @@
 
 #include <cstdint>
 
-#include "frame_plan.hpp"  // RSW_HOST_DEVICE
+#include "frame_plan.hpp"
 #include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/host_device.hpp"
 
 namespace rsw::physics::detail {
 

@@ -3,18 +3,14 @@
 
 #include <cmath>
 
-#if defined(__CUDACC__)
-#define RSW_DYNAMICS_HOST_DEVICE __host__ __device__
-#else
-#define RSW_DYNAMICS_HOST_DEVICE
-#endif
+#include "rsw/engine/host_device.hpp"
 
 namespace rsw::physics::detail {
 
 /// Adds body j's softened pull on a body at (x, y, z) to (ax, ay, az), without G.
-RSW_DYNAMICS_HOST_DEVICE inline void add_pull(float x, float y, float z, float xj, float yj,
-                                              float zj, float mj, float softening_squared,
-                                              float& ax, float& ay, float& az) {
+RSW_HOST_DEVICE inline void add_pull(float x, float y, float z, float xj, float yj, float zj,
+                                     float mj, float softening_squared, float& ax, float& ay,
+                                     float& az) {
   const float dx = xj - x;
   const float dy = yj - y;
   const float dz = zj - z;
@@ -29,10 +25,10 @@ RSW_DYNAMICS_HOST_DEVICE inline void add_pull(float x, float y, float z, float x
 
 /// The contact force on body b of the pair (a, b), along the centre line from a to b; zero
 /// when the spheres do not overlap. Coincident centres push along +x.
-RSW_DYNAMICS_HOST_DEVICE inline void contact_force(const float (&pa)[3], const float (&pb)[3],
-                                                   const float (&va)[3], const float (&vb)[3],
-                                                   float ra, float rb, float stiffness,
-                                                   float damping, float (&force)[3]) {
+RSW_HOST_DEVICE inline void contact_force(const float (&pa)[3], const float (&pb)[3],
+                                          const float (&va)[3], const float (&vb)[3], float ra,
+                                          float rb, float stiffness, float damping,
+                                          float (&force)[3]) {
   const float d[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
   const float distance = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   const float overlap = ra + rb - distance;

@@ -8,14 +8,9 @@
 #include <cmath>
 #include <cstdint>
 
+#include "rsw/engine/host_device.hpp"
 #include "rsw/physics/broad_phase.hpp"
 #include "rsw/sort/key_mapping.hpp"
-
-#if defined(__CUDACC__)
-#define RSW_HOST_DEVICE __host__ __device__
-#else
-#define RSW_HOST_DEVICE
-#endif
 
 namespace rsw::physics::detail {
 

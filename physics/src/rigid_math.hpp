@@ -5,13 +5,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "rsw/engine/host_device.hpp"
 #include "rsw/physics/rigid_bodies.hpp"
-
-#if defined(__CUDACC__)
-#define RSW_RIGID_HOST_DEVICE __host__ __device__
-#else
-#define RSW_RIGID_HOST_DEVICE
-#endif
 
 namespace rsw::physics::detail {
 
@@ -22,7 +17,7 @@ struct ShapeRecord {
   float inverse_inertia[6];  // the same layout
   std::uint32_t first;       // spheres [first, first + count) of the sphere table
   std::uint32_t count;
-  float reach;               // the largest |centre| + radius of its spheres
+  float reach;  // the largest |centre| + radius of its spheres
 };
 
 /// A sphere in the sphere table (body frame) or placed in the world.
@@ -48,31 +43,30 @@ struct BodyMotion {
   float spin[3];
 };
 
-RSW_RIGID_HOST_DEVICE inline std::uint32_t shape_of(const BodyArrays& bodies, std::uint32_t i) {
+RSW_HOST_DEVICE inline std::uint32_t shape_of(const BodyArrays& bodies, std::uint32_t i) {
   if (bodies.shape == nullptr) return 0;
   const std::uint32_t shape = bodies.shape[i];
   return shape < bodies.shapes ? shape : 0;
 }
 
-RSW_RIGID_HOST_DEVICE inline BodyMotion motion_of(const BodyArrays& bodies, std::uint32_t i) {
+RSW_HOST_DEVICE inline BodyMotion motion_of(const BodyArrays& bodies, std::uint32_t i) {
   return {{bodies.x[i], bodies.y[i], bodies.z[i]},
           {bodies.vx[i], bodies.vy[i], bodies.vz[i]},
           {bodies.wx[i], bodies.wy[i], bodies.wz[i]}};
 }
 
-RSW_RIGID_HOST_DEVICE inline void cross(const float (&a)[3], const float (&b)[3], float (&out)[3]) {
+RSW_HOST_DEVICE inline void cross(const float (&a)[3], const float (&b)[3], float (&out)[3]) {
   out[0] = a[1] * b[2] - a[2] * b[1];
   out[1] = a[2] * b[0] - a[0] * b[2];
   out[2] = a[0] * b[1] - a[1] * b[0];
 }
 
-RSW_RIGID_HOST_DEVICE inline float dot(const float (&a)[3], const float (&b)[3]) {
+RSW_HOST_DEVICE inline float dot(const float (&a)[3], const float (&b)[3]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
 /// The rotation matrix (row-major) of the unit quaternion (x, y, z, w).
-RSW_RIGID_HOST_DEVICE inline void rotation_matrix(float x, float y, float z, float w,
-                                                  float (&r)[9]) {
+RSW_HOST_DEVICE inline void rotation_matrix(float x, float y, float z, float w, float (&r)[9]) {
   r[0] = 1.0f - 2.0f * (y * y + z * z);
   r[1] = 2.0f * (x * y - z * w);
   r[2] = 2.0f * (x * z + y * w);
@@ -84,15 +78,15 @@ RSW_RIGID_HOST_DEVICE inline void rotation_matrix(float x, float y, float z, flo
   r[8] = 1.0f - 2.0f * (x * x + y * y);
 }
 
-RSW_RIGID_HOST_DEVICE inline void rotate(const float (&r)[9], const float (&v)[3], float (&out)[3]) {
+RSW_HOST_DEVICE inline void rotate(const float (&r)[9], const float (&v)[3], float (&out)[3]) {
   for (int row = 0; row < 3; ++row)
     out[row] = r[3 * row] * v[0] + r[3 * row + 1] * v[1] + r[3 * row + 2] * v[2];
 }
 
 /// R S R^T v for the symmetric body-axes tensor S (xx, yy, zz, xy, xz, yz): the world tensor
 /// applied to a world vector, as R (S (R^T v)).
-RSW_RIGID_HOST_DEVICE inline void apply_world_tensor(const float (&r)[9], const float (&s)[6],
-                                                     const float (&v)[3], float (&out)[3]) {
+RSW_HOST_DEVICE inline void apply_world_tensor(const float (&r)[9], const float (&s)[6],
+                                               const float (&v)[3], float (&out)[3]) {
   float body[3];
   for (int column = 0; column < 3; ++column)
     body[column] = r[column] * v[0] + r[3 + column] * v[1] + r[6 + column] * v[2];
@@ -103,8 +97,8 @@ RSW_RIGID_HOST_DEVICE inline void apply_world_tensor(const float (&r)[9], const 
 }
 
 /// Velocity of the body's material at world point p.
-RSW_RIGID_HOST_DEVICE inline void point_velocity(const BodyMotion& body, const float (&p)[3],
-                                                 float (&out)[3]) {
+RSW_HOST_DEVICE inline void point_velocity(const BodyMotion& body, const float (&p)[3],
+                                           float (&out)[3]) {
   const float arm[3] = {p[0] - body.position[0], p[1] - body.position[1], p[2] - body.position[2]};
   float turn[3];
   cross(body.spin, arm, turn);
@@ -115,9 +109,9 @@ RSW_RIGID_HOST_DEVICE inline void point_velocity(const BodyMotion& body, const f
 /// The force on the second body of a contact `overlap` deep along unit normal n (from the
 /// first body to the second), the second's material moving at `relative` to the first's at
 /// the contact: the spring-dashpot push and the capped friction. False when they do not push.
-RSW_RIGID_HOST_DEVICE inline bool contact_force(float overlap, const float (&n)[3],
-                                                const float (&relative)[3],
-                                                const RigidOptions& options, float (&force)[3]) {
+RSW_HOST_DEVICE inline bool contact_force(float overlap, const float (&n)[3],
+                                          const float (&relative)[3], const RigidOptions& options,
+                                          float (&force)[3]) {
   const float normal_speed = dot(relative, n);
   const float push = options.stiffness * overlap - options.damping * normal_speed;
   if (!(push > 0.0f)) return false;
@@ -138,9 +132,8 @@ RSW_RIGID_HOST_DEVICE inline bool contact_force(float overlap, const float (&n)[
 
 /// Adds force `f` at world point p to a body at `position`: the torque (p - x) x f, scaled
 /// by `sign`.
-RSW_RIGID_HOST_DEVICE inline void add_torque(const float (&position)[3], const float (&p)[3],
-                                             const float (&f)[3], float sign,
-                                             float (&torque)[3]) {
+RSW_HOST_DEVICE inline void add_torque(const float (&position)[3], const float (&p)[3],
+                                       const float (&f)[3], float sign, float (&torque)[3]) {
   const float arm[3] = {p[0] - position[0], p[1] - position[1], p[2] - position[2]};
   float turn[3];
   cross(arm, f, turn);
@@ -154,7 +147,7 @@ struct BodyPose {
   float position[3];
 };
 
-RSW_RIGID_HOST_DEVICE inline BodyPose pose_of(const BodyArrays& bodies, std::uint32_t i) {
+RSW_HOST_DEVICE inline BodyPose pose_of(const BodyArrays& bodies, std::uint32_t i) {
   BodyPose pose;
   rotation_matrix(bodies.qx[i], bodies.qy[i], bodies.qz[i], bodies.qw[i], pose.r);
   pose.position[0] = bodies.x[i];
@@ -164,27 +157,27 @@ RSW_RIGID_HOST_DEVICE inline BodyPose pose_of(const BodyArrays& bodies, std::uin
 }
 
 /// A sphere of the body's frame placed in the world.
-RSW_RIGID_HOST_DEVICE inline SphereRecord place(const BodyPose& pose, const SphereRecord& local) {
+RSW_HOST_DEVICE inline SphereRecord place(const BodyPose& pose, const SphereRecord& local) {
   const float offset[3] = {local.x, local.y, local.z};
   float turned[3];
   rotate(pose.r, offset, turned);
-  return {pose.position[0] + turned[0], pose.position[1] + turned[1],
-          pose.position[2] + turned[2], local.radius};
+  return {pose.position[0] + turned[0], pose.position[1] + turned[1], pose.position[2] + turned[2],
+          local.radius};
 }
 
 /// Body i's spheres placed in the world (its shape's count of them, into `out`).
-RSW_RIGID_HOST_DEVICE inline void place_spheres(const BodyArrays& bodies, std::uint32_t i,
-                                                const ShapeRecord& shape,
-                                                const SphereRecord* table, SphereRecord* out) {
+RSW_HOST_DEVICE inline void place_spheres(const BodyArrays& bodies, std::uint32_t i,
+                                          const ShapeRecord& shape, const SphereRecord* table,
+                                          SphereRecord* out) {
   const BodyPose pose = pose_of(bodies, i);
   for (std::uint32_t k = 0; k < shape.count; ++k)
     out[k] = place(pose, table[shape.first + k]);
 }
 
 /// The box around body i's spheres placed in the world.
-RSW_RIGID_HOST_DEVICE inline void body_bounds(const BodyArrays& bodies, std::uint32_t i,
-                                              const ShapeRecord& shape, const SphereRecord* table,
-                                              float (&low)[3], float (&high)[3]) {
+RSW_HOST_DEVICE inline void body_bounds(const BodyArrays& bodies, std::uint32_t i,
+                                        const ShapeRecord& shape, const SphereRecord* table,
+                                        float (&low)[3], float (&high)[3]) {
   const BodyPose pose = pose_of(bodies, i);
   for (int axis = 0; axis < 3; ++axis) {
     low[axis] = INFINITY;
@@ -204,9 +197,9 @@ RSW_RIGID_HOST_DEVICE inline void body_bounds(const BodyArrays& bodies, std::uin
 }
 
 /// The contacts of a body's placed spheres with the ground plane: adds their force and torque.
-RSW_RIGID_HOST_DEVICE inline void ground_loads(const SphereRecord* spheres, std::uint32_t count,
-                                               const BodyMotion& body, const RigidOptions& options,
-                                               float (&force)[3], float (&torque)[3]) {
+RSW_HOST_DEVICE inline void ground_loads(const SphereRecord* spheres, std::uint32_t count,
+                                         const BodyMotion& body, const RigidOptions& options,
+                                         float (&force)[3], float (&torque)[3]) {
   const float up[3] = {0.0f, 1.0f, 0.0f};
   for (std::uint32_t k = 0; k < count; ++k) {
     const SphereRecord s = spheres[k];
@@ -225,9 +218,8 @@ RSW_RIGID_HOST_DEVICE inline void ground_loads(const SphereRecord* spheres, std:
 
 /// Bit k set for each of `count` placed spheres that reach into the ball of radius `reach`
 /// about `centre` (the other body's spheres all lie in that ball).
-RSW_RIGID_HOST_DEVICE inline std::uint64_t spheres_near(const SphereRecord* spheres,
-                                                        std::uint32_t count,
-                                                        const float (&centre)[3], float reach) {
+RSW_HOST_DEVICE inline std::uint64_t spheres_near(const SphereRecord* spheres, std::uint32_t count,
+                                                  const float (&centre)[3], float reach) {
   std::uint64_t near = 0;
   for (std::uint32_t k = 0; k < count; ++k) {
     const float d[3] = {spheres[k].x - centre[0], spheres[k].y - centre[1],
@@ -239,7 +231,7 @@ RSW_RIGID_HOST_DEVICE inline std::uint64_t spheres_near(const SphereRecord* sphe
 }
 
 /// Index of the lowest set bit of a non-zero mask.
-RSW_RIGID_HOST_DEVICE inline std::uint32_t lowest_bit(std::uint64_t mask) {
+RSW_HOST_DEVICE inline std::uint32_t lowest_bit(std::uint64_t mask) {
 #if defined(__CUDA_ARCH__)
   return static_cast<std::uint32_t>(__ffsll(static_cast<long long>(mask)) - 1);
 #else
@@ -250,13 +242,11 @@ RSW_RIGID_HOST_DEVICE inline std::uint32_t lowest_bit(std::uint64_t mask) {
 /// The contacts between the placed spheres of bodies a and b (shapes `shape_a`, `shape_b`):
 /// adds the force on b (a gets its opposite) and both torques. Only spheres that reach the
 /// other body's bounding ball are tested against each other.
-RSW_RIGID_HOST_DEVICE inline void pair_loads(const SphereRecord* spheres_a,
-                                             const ShapeRecord& shape_a,
-                                             const SphereRecord* spheres_b,
-                                             const ShapeRecord& shape_b, const BodyMotion& a,
-                                             const BodyMotion& b, const RigidOptions& options,
-                                             float (&force_b)[3], float (&torque_a)[3],
-                                             float (&torque_b)[3]) {
+RSW_HOST_DEVICE inline void pair_loads(const SphereRecord* spheres_a, const ShapeRecord& shape_a,
+                                       const SphereRecord* spheres_b, const ShapeRecord& shape_b,
+                                       const BodyMotion& a, const BodyMotion& b,
+                                       const RigidOptions& options, float (&force_b)[3],
+                                       float (&torque_a)[3], float (&torque_b)[3]) {
   const std::uint64_t near_b = spheres_near(spheres_b, shape_b.count, a.position, shape_a.reach);
   if (near_b == 0) return;
   for (std::uint64_t near_a = spheres_near(spheres_a, shape_a.count, b.position, shape_b.reach);
@@ -297,17 +287,17 @@ RSW_RIGID_HOST_DEVICE inline void pair_loads(const SphereRecord* spheres_a,
 /// v += dt (g + F / m), x += dt v; the angular momentum L = I_world w gains dt * torque, the
 /// orientation turns by the angular velocity L gives, and the new angular velocity is L under
 /// the new orientation. Damping scales the velocities last.
-RSW_RIGID_HOST_DEVICE inline void integrate_body(const BodyArrays& bodies, std::uint32_t i,
-                                                 const ShapeRecord& shape, const float (&load)[6],
-                                                 float dt, const RigidOptions& options) {
+RSW_HOST_DEVICE inline void integrate_body(const BodyArrays& bodies, std::uint32_t i,
+                                           const ShapeRecord& shape, const float (&load)[6],
+                                           float dt, const RigidOptions& options) {
   float* position[3] = {bodies.x, bodies.y, bodies.z};
   float* velocity[3] = {bodies.vx, bodies.vy, bodies.vz};
   float* spin[3] = {bodies.wx, bodies.wy, bodies.wz};
   const float keep_linear = fmaxf(0.0f, 1.0f - options.linear_damping * dt);
   const float keep_angular = fmaxf(0.0f, 1.0f - options.angular_damping * dt);
   for (int axis = 0; axis < 3; ++axis) {
-    const float v = velocity[axis][i] +
-                    dt * (options.gravity[axis] + load[axis] * shape.inverse_mass);
+    const float v =
+        velocity[axis][i] + dt * (options.gravity[axis] + load[axis] * shape.inverse_mass);
     position[axis][i] += dt * v;
     velocity[axis][i] = v * keep_linear;
   }

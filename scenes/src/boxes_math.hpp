@@ -23,7 +23,7 @@ struct BoxField {
 };
 
 /// Moves box `i` by dt and reflects it off the walls; writes its bounds.
-RSW_SCENE_HOST_DEVICE inline void move_box(const BoxField& field, std::uint32_t i, float dt) {
+RSW_HOST_DEVICE inline void move_box(const BoxField& field, std::uint32_t i, float dt) {
   for (int axis = 0; axis < 3; ++axis) {
     const float half = field.half[axis][i];
     float centre = add(field.centre[axis][i], multiply(field.velocity[axis][i], dt));
@@ -44,8 +44,7 @@ RSW_SCENE_HOST_DEVICE inline void move_box(const BoxField& field, std::uint32_t 
 }
 
 /// Box `i` to draw: blue-grey alone, then green, yellow, orange and red as it overlaps more.
-RSW_SCENE_HOST_DEVICE inline render::BoxInstance box_instance(const BoxField& field,
-                                                              std::uint32_t i) {
+RSW_HOST_DEVICE inline render::BoxInstance box_instance(const BoxField& field, std::uint32_t i) {
   render::BoxInstance box;
   for (int axis = 0; axis < 3; ++axis) {
     box.centre[axis] = field.centre[axis][i];

@@ -21,8 +21,8 @@ struct ChairField {
 
 /// Chair i as an instance of Shape::Chair: its mesh's centre is the centre of mass less the
 /// turned origin. Coloured from a palette of paints by index, lighter while it moves fast.
-RSW_SCENE_HOST_DEVICE inline render::BoxInstance chair_instance(const ChairField& field,
-                                                                std::uint32_t i) {
+RSW_HOST_DEVICE inline render::BoxInstance chair_instance(const ChairField& field,
+                                                          std::uint32_t i) {
   render::BoxInstance instance;
   const float x = field.orientation[0][i];
   const float y = field.orientation[1][i];

@@ -16,9 +16,8 @@ struct BodyField {
 
 /// Body i as a sprite: blue-white for the first galaxy, amber for the second, brighter when
 /// fast; the two cores white.
-RSW_SCENE_HOST_DEVICE inline render::SphereInstance body_sprite(const BodyField& field,
-                                                                std::uint32_t i,
-                                                                float display_radius) {
+RSW_HOST_DEVICE inline render::SphereInstance body_sprite(const BodyField& field, std::uint32_t i,
+                                                          float display_radius) {
   render::SphereInstance sprite;
   float speed_squared = 0.0f;
   for (int axis = 0; axis < 3; ++axis) {

@@ -29,8 +29,8 @@ struct ParticleField {
 };
 
 /// Height and slopes (dh/dx, dh/dz) of the landscape at (x, z), bilinear in its grid cell.
-RSW_SCENE_HOST_DEVICE inline float landscape_height(const Landscape& land, float x, float z,
-                                                    float& slope_x, float& slope_z) {
+RSW_HOST_DEVICE inline float landscape_height(const Landscape& land, float x, float z,
+                                              float& slope_x, float& slope_z) {
   const float cell_x = 2.0f * land.half_extent / static_cast<float>(land.columns - 1);
   const float cell_z = 2.0f * land.half_extent / static_cast<float>(land.rows - 1);
   float u = (x + land.half_extent) / cell_x;
@@ -55,9 +55,9 @@ RSW_SCENE_HOST_DEVICE inline float landscape_height(const Landscape& land, float
 }
 
 /// Adds the push along unit `normal` of a contact `overlap` deep to `force`.
-RSW_SCENE_HOST_DEVICE inline void push(const ParticleField& field, float overlap,
-                                       const float (&normal)[3], const float (&velocity)[3],
-                                       float (&force)[3]) {
+RSW_HOST_DEVICE inline void push(const ParticleField& field, float overlap,
+                                 const float (&normal)[3], const float (&velocity)[3],
+                                 float (&force)[3]) {
   if (!(overlap > 0.0f)) return;
   const float approach =
       velocity[0] * normal[0] + velocity[1] * normal[1] + velocity[2] * normal[2];
@@ -72,8 +72,8 @@ RSW_SCENE_HOST_DEVICE inline void push(const ParticleField& field, float overlap
 
 /// Particle i's acceleration from gravity, the landscape and the walls (contacts between
 /// particles are added after).
-RSW_SCENE_HOST_DEVICE inline void settle_on_landscape(const ParticleField& field,
-                                                      const Landscape& land, std::uint32_t i) {
+RSW_HOST_DEVICE inline void settle_on_landscape(const ParticleField& field, const Landscape& land,
+                                                std::uint32_t i) {
   const float p[3] = {field.motion.position[0][i], field.motion.position[1][i],
                       field.motion.position[2][i]};
   const float v[3] = {field.motion.velocity[0][i], field.motion.velocity[1][i],
@@ -98,8 +98,8 @@ RSW_SCENE_HOST_DEVICE inline void settle_on_landscape(const ParticleField& field
 }
 
 /// Particle i as a sprite: sand when slow, white-blue when fast.
-RSW_SCENE_HOST_DEVICE inline render::SphereInstance particle_sprite(const ParticleField& field,
-                                                                    std::uint32_t i) {
+RSW_HOST_DEVICE inline render::SphereInstance particle_sprite(const ParticleField& field,
+                                                              std::uint32_t i) {
   render::SphereInstance sprite;
   float speed_squared = 0.0f;
   for (int axis = 0; axis < 3; ++axis) {

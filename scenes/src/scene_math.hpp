@@ -4,26 +4,21 @@
 
 #include <cstdint>
 
+#include "rsw/engine/host_device.hpp"
 #include "rsw/engine/stream.hpp"
-
-#if defined(__CUDACC__)
-#define RSW_SCENE_HOST_DEVICE __host__ __device__
-#else
-#define RSW_SCENE_HOST_DEVICE
-#endif
 
 namespace rsw::scenes::detail {
 
 // a * b and a + b rounded each, never fused into one multiply-add: the GPU then computes
 // what the CPU does, bit for bit, and both backends run the same scene.
-RSW_SCENE_HOST_DEVICE inline float multiply(float a, float b) {
+RSW_HOST_DEVICE inline float multiply(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fmul_rn(a, b);
 #else
   return a * b;
 #endif
 }
-RSW_SCENE_HOST_DEVICE inline float add(float a, float b) {
+RSW_HOST_DEVICE inline float add(float a, float b) {
 #if defined(__CUDA_ARCH__)
   return __fadd_rn(a, b);
 #else
@@ -42,8 +37,7 @@ struct Motion {
 
 /// v += a * h, then (when dt > 0) x += v * dt for body i: a leapfrog's kick and drift, or with
 /// h = dt a semi-implicit Euler step.
-RSW_SCENE_HOST_DEVICE inline void kick_drift(const Motion& motion, std::uint32_t i, float h,
-                                             float dt) {
+RSW_HOST_DEVICE inline void kick_drift(const Motion& motion, std::uint32_t i, float h, float dt) {
   for (int axis = 0; axis < 3; ++axis) {
     const float velocity = add(motion.velocity[axis][i], multiply(motion.acceleration[axis][i], h));
     motion.velocity[axis][i] = velocity;
