@@ -12,17 +12,14 @@
 #include "rsw/engine/text.hpp"
 #include "rsw/physics/bounds.hpp"
 #include "rsw/physics/broad_phase.hpp"
-#include "rsw_test/box_scenes.hpp"
+#include "rsw/workloads/box_scenes.hpp"
 
 namespace rsw::bench {
 namespace {
 
-test::BoxScene parse_scene(std::string_view name) {
-  for (test::BoxScene scene :
-       {test::BoxScene::Uniform, test::BoxScene::Clustered, test::BoxScene::Mixed,
-        test::BoxScene::GiantBox, test::BoxScene::TouchingGrid, test::BoxScene::Degenerate,
-        test::BoxScene::Hotspots}) {
-    if (ascii_lowercase(test::to_string(scene)) == ascii_lowercase(name)) return scene;
+workloads::BoxScene parse_scene(std::string_view name) {
+  for (const workloads::BoxScene scene : workloads::all_box_scenes()) {
+    if (ascii_lowercase(workloads::to_string(scene)) == ascii_lowercase(name)) return scene;
   }
   throw Error(ErrorKind::InvalidArgument,
               "unknown scene '" + std::string(name) +
@@ -56,11 +53,10 @@ class DeviceInput {
 
 Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode, bool on_device,
                bool stage_times, const BroadPhaseBenchOptions& options, bool write_pairs) {
-  physics::BroadPhase broad_phase(
-      {.backend = backend, .mode = mode, .stage_times = stage_times});
-  std::vector<physics::Aabb> boxes = with_host_allocation(
-      "a moving copy of the " + std::to_string(input.boxes.size()) + " boxes",
-      input.boxes.size() * sizeof(physics::Aabb), [&] { return input.boxes; });
+  physics::BroadPhase broad_phase({.backend = backend, .mode = mode, .stage_times = stage_times});
+  std::vector<physics::Aabb> boxes =
+      with_host_allocation("a moving copy of the " + std::to_string(input.boxes.size()) + " boxes",
+                           input.boxes.size() * sizeof(physics::Aabb), [&] { return input.boxes; });
   std::optional<DeviceInput> device_input;
   if (on_device) device_input.emplace();
   std::mt19937 generator(std::random_device{}());
@@ -71,7 +67,7 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
   for (std::size_t frame = 0; frame < options.warmup + options.frames; ++frame) {
     if (frame == options.warmup) profiler.reset();
     if (options.motion > 0 && frame > 0)
-      test::jitter(boxes, options.motion, static_cast<std::uint32_t>(generator()));
+      workloads::jitter(boxes, options.motion, static_cast<std::uint32_t>(generator()));
     if (on_device) {
       device_input->upload(boxes);
       broad_phase.update(device_input->view());
@@ -126,8 +122,8 @@ void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report)
         inputs.push_back(with_host_allocation(
             "the " + std::to_string(count) + " boxes of the " + name + " scene",
             count * sizeof(physics::Aabb), [&] {
-              return Input{test::make_boxes(count, parse_scene(scene), std::random_device{}(),
-                                            options.pairs_per_box),
+              return Input{workloads::make_boxes(count, parse_scene(scene), std::random_device{}(),
+                                                 options.pairs_per_box),
                            name};
             }));
       }
@@ -157,8 +153,7 @@ void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report)
                                  options, !pairs_written);
             pairs_written = true;
             row.bench = "broad";
-            row.algo = std::string(to_string(backend)) +
-                       (input_name == "device" ? "-device" : "") +
+            row.algo = std::string(to_string(backend)) + (input_name == "device" ? "-device" : "") +
                        (timing == "on" ? "" : "-untimed");
             row.n = input.boxes.size();
             row.dist = input.name;

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <string>
 #include <thread>
-#include <random>
 #include <vector>
 
 #include "rsw/engine/backend.hpp"
@@ -94,8 +94,7 @@ struct PairSetFingerprint {
   std::size_t not_ordered = 0;  // pairs with a >= b, which no backend may give
 
   bool same_set(const PairSetFingerprint& other) const noexcept {
-    return count == other.count && first_sum == other.first_sum &&
-           second_sum == other.second_sum;
+    return count == other.count && first_sum == other.first_sum && second_sum == other.second_sum;
   }
 };
 
@@ -110,8 +109,7 @@ std::uint64_t mix(std::uint64_t x) noexcept {
 
 PairSetFingerprint fingerprint(physics::PairView pairs) {
   const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
-  const auto threads =
-      static_cast<int>(std::clamp<std::size_t>(pairs.size() >> 20, 1, hardware));
+  const auto threads = static_cast<int>(std::clamp<std::size_t>(pairs.size() >> 20, 1, hardware));
   std::vector<PairSetFingerprint> parts(static_cast<std::size_t>(threads));
   run_on_threads(threads, [&](int thread) {
     const auto index = static_cast<std::size_t>(thread);
@@ -219,8 +217,8 @@ void run_soak_bench(const SoakBenchOptions& options, Report& report) {
     }
     profiler.end_frame();
     if (frame % kProgressEvery == 0) {  // a long run shows where it is
-      std::printf("soak: frame %zu of %zu, %zu clustered frames checked\n", frame,
-                  options.frames, checked_frames);
+      std::printf("soak: frame %zu of %zu, %zu clustered frames checked\n", frame, options.frames,
+                  checked_frames);
       std::fflush(stdout);
     }
     if (frame == options.memory_from) memory_from = memory_usage();

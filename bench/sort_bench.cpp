@@ -12,7 +12,7 @@
 #include "rsw/engine/stream.hpp"
 #include "rsw/engine/text.hpp"
 #include "rsw/sort/sorter.hpp"
-#include "rsw_test/sort_inputs.hpp"
+#include "rsw/workloads/key_distributions.hpp"
 #if RSW_HAVE_CUDA
 #include "gpu_baselines.hpp"
 #endif
@@ -22,9 +22,9 @@ namespace {
 
 constexpr std::string_view kStage = "sort";
 
-test::KeyDistribution parse_distribution(std::string_view name) {
-  for (test::KeyDistribution distribution : test::all_distributions()) {
-    if (ascii_lowercase(test::to_string(distribution)) == ascii_lowercase(name)) {
+workloads::KeyDistribution parse_distribution(std::string_view name) {
+  for (workloads::KeyDistribution distribution : workloads::all_distributions()) {
+    if (ascii_lowercase(workloads::to_string(distribution)) == ascii_lowercase(name)) {
       return distribution;
     }
   }
@@ -206,7 +206,7 @@ void add_ratios(std::vector<Row>& group) {
 }  // namespace
 
 void run_sort_bench(const SortBenchOptions& options, Report& report) {
-  std::vector<test::KeyDistribution> distributions;
+  std::vector<workloads::KeyDistribution> distributions;
   for (const std::string& name : options.distributions) {
     distributions.push_back(parse_distribution(name));
   }
@@ -216,18 +216,18 @@ void run_sort_bench(const SortBenchOptions& options, Report& report) {
     }
   }
   for (const std::size_t count : options.sizes) {
-    for (const test::KeyDistribution distribution : distributions) {
+    for (const workloads::KeyDistribution distribution : distributions) {
       const std::uint32_t seed = std::random_device{}();
       for (const std::string& mode : options.modes) {
-        const std::string dist = ascii_lowercase(test::to_string(distribution));
+        const std::string dist = ascii_lowercase(workloads::to_string(distribution));
         const bool pairs = mode == "pairs";
         const Input input = with_host_allocation(
             "the " + std::to_string(count) + (pairs ? " keys and values" : " keys") + " of the " +
                 dist + " input",
             count * sizeof(std::uint32_t) * (pairs ? 2 : 1), [&] {
               return Input{
-                  .keys = test::make_keys(count, distribution, seed),
-                  .values = pairs ? test::make_indices(count) : std::vector<std::uint32_t>{},
+                  .keys = workloads::make_keys(count, distribution, seed),
+                  .values = pairs ? workloads::make_indices(count) : std::vector<std::uint32_t>{},
                   .dist = dist,
                   .mode = mode};
             });

@@ -8,9 +8,11 @@
 #include <vector>
 
 #include "rsw/physics/broad_phase.hpp"
-#include "rsw_test/box_scenes.hpp"
+#include "rsw/workloads/box_scenes.hpp"
 
 namespace rsw::test {
+
+using namespace rsw::workloads;  // the shared scenes and keys, unqualified in the tests
 
 inline std::vector<physics::Pair> sorted_copy(physics::PairView pairs) {
   std::vector<physics::Pair> copy(pairs.begin(), pairs.end());

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <random>
 #include <string>
 #include <tuple>
@@ -12,9 +14,11 @@
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/stream.hpp"
 #include "rsw/sort/sorter.hpp"
-#include "rsw_test/sort_inputs.hpp"
+#include "rsw/workloads/key_distributions.hpp"
 
 namespace rsw::test {
+
+using namespace rsw::workloads;  // the shared scenes and keys, unqualified in the tests
 
 enum class Memory { Host, Device };
 

@@ -1,34 +1,16 @@
-// Inputs and the reference for sort tests: fresh random keys of a named distribution, and
-// std::stable_sort by the masked key as the oracle every radix sort must match exactly.
-#pragma once
+#include "rsw/workloads/key_distributions.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
+#include <functional>
 #include <numeric>
 #include <random>
-#include <string>
-#include <vector>
 
 #include "rsw/sort/key_mapping.hpp"
-#include "rsw/sort/sorter.hpp"
 
-namespace rsw::test {
+namespace rsw::workloads {
 
-enum class KeyDistribution {
-  Uniform,         // all 32 bits random
-  Narrow8,         // keys < 2^8
-  Narrow16,        // keys < 2^16
-  AllEqual,        // one random key n times
-  Sorted,          // uniform, then sorted
-  Reversed,        // uniform, sorted descending
-  NearlySorted,    // sorted, then 1% of neighbours swapped
-  FewUnique,       // 16 distinct keys: stability shows
-  GaussianFloats,  // ordered_key of N(0, 100) floats: negatives and positives
-  SpecialFloats,   // ordered_key of ±0, ±inf, ±max, denormals among random floats
-};
-
-inline const std::vector<KeyDistribution>& all_distributions() {
+const std::vector<KeyDistribution>& all_distributions() {
   static const std::vector<KeyDistribution> all = {
       KeyDistribution::Uniform,      KeyDistribution::Narrow8,   KeyDistribution::Narrow16,
       KeyDistribution::AllEqual,     KeyDistribution::Sorted,    KeyDistribution::Reversed,
@@ -37,7 +19,7 @@ inline const std::vector<KeyDistribution>& all_distributions() {
   return all;
 }
 
-inline std::string to_string(KeyDistribution distribution) {
+std::string to_string(KeyDistribution distribution) {
   switch (distribution) {
     case KeyDistribution::Uniform: return "Uniform";
     case KeyDistribution::Narrow8: return "Narrow8";
@@ -53,10 +35,8 @@ inline std::string to_string(KeyDistribution distribution) {
   return "Unknown";
 }
 
-/// Fresh keys for every call (seeded from std::random_device; the seed is returned so a
-/// failure can be reproduced).
-inline std::vector<std::uint32_t> make_keys(std::size_t count, KeyDistribution distribution,
-                                            std::uint32_t seed) {
+std::vector<std::uint32_t> make_keys(std::size_t count, KeyDistribution distribution,
+                                     std::uint32_t seed) {
   std::mt19937 generator(seed);
   std::uniform_int_distribution<std::uint32_t> any;
   std::vector<std::uint32_t> keys(count);
@@ -111,16 +91,14 @@ inline std::vector<std::uint32_t> make_keys(std::size_t count, KeyDistribution d
   return keys;
 }
 
-/// Values 0..n-1: after a key-index sort they name each key's original position.
-inline std::vector<std::uint32_t> make_indices(std::size_t count) {
+std::vector<std::uint32_t> make_indices(std::size_t count) {
   std::vector<std::uint32_t> values(count);
   std::iota(values.begin(), values.end(), 0u);
   return values;
 }
 
-/// The oracle: std::stable_sort of (key, value) by the key's bits [begin_bit, end_bit).
-inline void reference_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& values,
-                           const sort::SortOptions& options) {
+void reference_sort(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& values,
+                    const sort::SortOptions& options) {
   const int bits = options.end_bit - options.begin_bit;
   const std::uint32_t mask = bits >= 32 ? 0xFFFFFFFFu : (1u << bits) - 1u;
   const auto masked = [&](std::uint32_t key) { return (key >> options.begin_bit) & mask; };
@@ -140,4 +118,4 @@ inline void reference_sort(std::vector<std::uint32_t>& keys, std::vector<std::ui
   values.swap(sorted_values);
 }
 
-}  // namespace rsw::test
+}  // namespace rsw::workloads

@@ -1,29 +1,19 @@
-// Box sets for broad-phase tests and benchmarks: fresh random scenes of named shapes, and
-// motion between frames.
-#pragma once
+#include "rsw/workloads/box_scenes.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <random>
-#include <string>
-#include <vector>
 
-#include "rsw/physics/aabb.hpp"
+namespace rsw::workloads {
 
-namespace rsw::test {
+std::span<const BoxScene> all_box_scenes() {
+  static constexpr BoxScene kAll[] = {
+      BoxScene::Uniform,      BoxScene::Clustered,  BoxScene::Mixed,   BoxScene::GiantBox,
+      BoxScene::TouchingGrid, BoxScene::Degenerate, BoxScene::Hotspots};
+  return kAll;
+}
 
-enum class BoxScene {
-  Uniform,       // cubes of one size, uniform in a box sized for ~`pairs_per_box` pairs per box
-  Clustered,     // Gaussian clusters
-  Mixed,         // uniform, with 0.1% of the boxes 10-100x larger
-  GiantBox,      // uniform plus one box over everything
-  TouchingGrid,  // unit cubes on an integer grid: neighbours touch exactly (closed intervals)
-  Degenerate,    // zero-size boxes and exact duplicates
-  Hotspots,      // uniform, with 1% of the boxes in two dense piles at opposite corners
-};
-
-inline std::string to_string(BoxScene scene) {
+std::string to_string(BoxScene scene) {
   switch (scene) {
     case BoxScene::Uniform: return "Uniform";
     case BoxScene::Clustered: return "Clustered";
@@ -36,11 +26,8 @@ inline std::string to_string(BoxScene scene) {
   return "Unknown";
 }
 
-/// `count` boxes of `scene`. Uniform-style scenes place cubes of side 1 in a cube whose side
-/// gives about `pairs_per_box` overlapping pairs per box (a cube of side 1 overlaps another
-/// whose centre lies within a cube of side 2: expected pairs per box = 8 n / (2 V)).
-inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, std::uint32_t seed,
-                                             double pairs_per_box = 5.0) {
+std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, std::uint32_t seed,
+                                      double pairs_per_box) {
   std::mt19937 generator(seed);
   const double volume = 8.0 * static_cast<double>(count) / (2.0 * std::max(pairs_per_box, 0.01));
   const float side = static_cast<float>(std::cbrt(std::max(volume, 1.0)));
@@ -111,8 +98,7 @@ inline std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, 
   return boxes;
 }
 
-/// Moves every box by a small random step (up to `step` per axis): the coherent case.
-inline void jitter(std::vector<physics::Aabb>& boxes, float step, std::uint32_t seed) {
+void jitter(std::vector<physics::Aabb>& boxes, float step, std::uint32_t seed) {
   std::mt19937 generator(seed);
   std::uniform_real_distribution<float> delta(-step, step);
   for (auto& box : boxes) {
@@ -122,4 +108,4 @@ inline void jitter(std::vector<physics::Aabb>& boxes, float step, std::uint32_t 
   }
 }
 
-}  // namespace rsw::test
+}  // namespace rsw::workloads
