@@ -32,8 +32,8 @@ struct Input {
 };
 
 // The stages of BroadPhaseStats, as they go into the profiler and the row.
-constexpr std::string_view kStages[] = {"upload", "keys",     "sort", "sweep",
-                                        "filter", "download", "total"};
+constexpr std::string_view kStages[] = {"upload", "keys",      "sort",     "list",
+                                        "sweep",  "pair_sort", "download", "total"};
 
 // The boxes as six device arrays, refreshed each frame outside the timed region: what a
 // simulation whose bodies live on the GPU hands the broad phase.
@@ -77,8 +77,8 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
       broad_phase.find_pairs();
     }
     last = broad_phase.stats();
-    const double times[] = {last.upload_ms, last.keys_ms,     last.sort_ms, last.sweep_ms,
-                            last.filter_ms, last.download_ms, last.total_ms};
+    const double times[] = {last.upload_ms, last.keys_ms,      last.sort_ms,     last.list_ms,
+                            last.sweep_ms,  last.pair_sort_ms, last.download_ms, last.total_ms};
     for (std::size_t stage = 0; stage < std::size(kStages); ++stage) {
       profiler.add_sample(kStages[stage], times[stage], backend);
     }

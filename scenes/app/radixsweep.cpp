@@ -91,8 +91,8 @@ constexpr const char* kHeadlessScreenshot = "radixsweep.png";
 constexpr const char* kHeadlessStats = "radixsweep-stats.json";
 
 // The overlay's stage list: the frame's data path in order.
-const std::vector<std::string> kStages = {"integrate", "aabb",    "keys",         "sort",  "sweep",
-                                          "filter",    "gravity", "narrow phase", "render"};
+const std::vector<std::string> kStages = {"integrate", "aabb",    "keys",         "sort",  "list",
+                                          "sweep",     "gravity", "narrow phase", "render"};
 // The sort choices of the UI, and the algorithms they stand for.
 const std::vector<std::pair<std::string, rsw::sort::Algorithm>> kSorts = {
     {"CPU radix", rsw::sort::Algorithm::Cpu},

@@ -80,14 +80,15 @@ class SceneBase : public Scene {
   bool on_gpu() const noexcept { return backend_ == Backend::Cuda; }
   StreamHandle stream() const noexcept { return stream_ ? stream_->handle() : nullptr; }
 
-  /// The last broad-phase frame's stage times as profiler samples (the CPU has no filter
-  /// stage: zero times are left out), and its counts for stats().
+  /// The last broad-phase frame's stage times as profiler samples (stages the backend does
+  /// not have read zero and are left out), and its counts for stats().
   void record_broad_phase(StageProfiler& profiler) {
     const physics::BroadPhaseStats& broad = broad_phase_.stats();
     const std::pair<const char*, double> stages[] = {{"keys", broad.keys_ms},
                                                      {"sort", broad.sort_ms},
+                                                     {"list", broad.list_ms},
                                                      {"sweep", broad.sweep_ms},
-                                                     {"filter", broad.filter_ms}};
+                                                     {"pair_sort", broad.pair_sort_ms}};
     for (const auto& [stage, ms] : stages) {
       if (ms > 0) profiler.add_sample(stage, ms, backend_);
     }
@@ -145,7 +146,7 @@ class SceneBase : public Scene {
   Backend backend_ = Backend::Cpu;
   sort::Algorithm sort_ = sort::Algorithm::Auto;
   std::array<DeviceBuffer<float>, kArrays> device_;
-  std::optional<Stream> stream_;  // made when the scene first runs on the GPU
+  std::optional<Stream> stream_;                // made when the scene first runs on the GPU
   std::vector<render::BoxInstance> instances_;  // draw_instances()'s on the CPU
 
  protected:

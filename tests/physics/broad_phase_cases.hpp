@@ -198,6 +198,43 @@ TEST_F(BroadPhaseCases, StillBoxesSortInTheFirstOrderCheck) {
   EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs()));
 }
 
+TEST_F(BroadPhaseCases, TheSortedOrderSurvivesATurnOfBruteForce) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(20'011, BoxScene::Clustered, seed);
+  physics::BroadPhase broad_phase({.backend = tested_backend()});
+  broad_phase.update(boxes);
+  physics::BroadPhaseOptions oracle = broad_phase.options();
+  oracle.brute_force = true;
+  broad_phase.set_options(oracle);
+  broad_phase.update(boxes);
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
+  oracle.brute_force = false;
+  broad_phase.set_options(oracle);
+  broad_phase.update(boxes);  // brute force handed back the order it was given
+  EXPECT_TRUE(broad_phase.stats().sort.early_exit) << "seed " << seed;
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
+}
+
+// Each stage is the same work on every backend: a frame in cells with sorted pairs has all of
+// them, and the transfers only on the GPU.
+TEST_F(BroadPhaseCases, EveryStageIsTimedUnderItsName) {
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(50'021, BoxScene::Uniform, seed);
+  physics::BroadPhase broad_phase({.backend = tested_backend(), .sorted_pairs = true});
+  broad_phase.update(boxes);
+  broad_phase.find_pairs();
+  const physics::BroadPhaseStats& stats = broad_phase.stats();
+  EXPECT_GT(stats.keys_ms, 0.0);
+  EXPECT_GT(stats.sort_ms, 0.0);
+  EXPECT_GT(stats.list_ms, 0.0);
+  EXPECT_GT(stats.sweep_ms, 0.0);
+  EXPECT_GT(stats.pair_sort_ms, 0.0);
+  const bool gpu = tested_backend() == rsw::Backend::Cuda;
+  EXPECT_EQ(stats.upload_ms > 0.0, gpu);
+  EXPECT_EQ(stats.download_ms > 0.0, gpu);
+  EXPECT_GE(stats.total_ms, stats.keys_ms + stats.sort_ms + stats.list_ms + stats.sweep_ms);
+}
+
 TEST_F(BroadPhaseCases, TeleportsAndChangingCounts) {
   physics::BroadPhase broad_phase({.backend = tested_backend()});
   for (std::size_t count : {20'000u, 20'000u, 5'003u, 0u, 12'345u}) {

@@ -41,6 +41,20 @@ TEST(BroadPhaseApi, BruteForceIsTheOracle) {
   EXPECT_EQ(pairs[1], (Pair{1, 2}));
 }
 
+TEST(BroadPhaseApi, BruteForceTimesOnlyItsValidationAndTests) {
+  using namespace rsw::physics;
+  BroadPhase oracle({.brute_force = true, .sorted_pairs = true});
+  oracle.update(rsw::workloads::make_boxes(3'001, rsw::workloads::BoxScene::Uniform, 7));
+  oracle.find_pairs();
+  const BroadPhaseStats& stats = oracle.stats();
+  EXPECT_GT(stats.keys_ms, 0.0);
+  EXPECT_GT(stats.sweep_ms, 0.0);
+  EXPECT_EQ(
+      stats.upload_ms + stats.sort_ms + stats.list_ms + stats.pair_sort_ms + stats.download_ms,
+      0.0);
+  EXPECT_EQ(stats.backend, rsw::Backend::Cpu);
+}
+
 TEST(BroadPhaseApi, DevicePairsWithoutAGpuSaySo) {
   if (rsw::cuda_runtime_info().available()) GTEST_SKIP() << "a CUDA device is present";
   rsw::physics::BroadPhase bp({.backend = rsw::Backend::Cpu});

@@ -6,7 +6,7 @@
 
 #include "dynamics_gpu.hpp"
 #include "dynamics_math.hpp"
-#include "host_boxes.hpp"
+#include "argument_checks.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/parallel.hpp"
 

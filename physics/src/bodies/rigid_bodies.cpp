@@ -4,7 +4,7 @@
 #include <cmath>
 #include <string>
 
-#include "host_boxes.hpp"
+#include "argument_checks.hpp"
 #include "rigid_gpu.hpp"
 #include "rigid_math.hpp"
 #include "rsw/engine/error.hpp"

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "bounds_math.hpp"
-#include "host_boxes.hpp"
+#include "argument_checks.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
 

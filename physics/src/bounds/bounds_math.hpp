@@ -4,7 +4,6 @@
 
 #include <cstdint>
 
-#include "frame_plan.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/host_device.hpp"
 

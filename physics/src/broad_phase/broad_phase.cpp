@@ -1,11 +1,10 @@
 #include "rsw/physics/broad_phase.hpp"
 
-#include <chrono>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "host_boxes.hpp"
+#include "argument_checks.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
 #include "sweep_backend.hpp"
@@ -13,16 +12,16 @@
 namespace rsw::physics {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 // Filter arrays are optional; given, they hold one entry per box.
 void check_filter_sizes(std::size_t count, std::size_t categories, std::size_t masks) {
   if (categories != 0) detail::check_sizes(count, {categories}, "categories");
   if (masks != 0) detail::check_sizes(count, {masks}, "masks");
+}
+
+// Where the options send the next frame, and the backend that reports for it.
+detail::SweepKind kind_for(const BroadPhaseOptions& options, rsw::Backend backend) {
+  if (options.brute_force) return detail::SweepKind::BruteForce;
+  return backend == rsw::Backend::Cuda ? detail::SweepKind::Cuda : detail::SweepKind::Cpu;
 }
 
 }  // namespace
@@ -30,25 +29,19 @@ void check_filter_sizes(std::size_t count, std::size_t categories, std::size_t m
 struct BroadPhase::Impl {
   BroadPhaseOptions options;
   std::unique_ptr<detail::SweepBackend> sweep;
-  rsw::Backend sweep_backend = rsw::Backend::Auto;  // which kind `sweep` is
+  detail::SweepKind sweep_kind = detail::SweepKind::Cpu;  // which kind `sweep` is
   BroadPhaseStats stats;
   bool have_frame = false;
   std::optional<PairView> host_pairs;  // fetched from the backend on first find_pairs()
 
-  // Brute force: the oracle keeps its own boxes and pairs, on the host.
-  detail::HostBoxes oracle_boxes;
-  std::vector<Pair> oracle_pairs;
-  sort::Sorter oracle_sorter;
-  DeviceBuffer<Pair> oracle_device_pairs;
-
-  // The backend the options ask for; the sorted order moves over when it changes.
-  detail::SweepBackend& backend_for(rsw::Backend wanted) {
-    if (sweep && sweep_backend == wanted) return *sweep;
+  // The backend of `wanted`; the sorted order moves over when it changes.
+  detail::SweepBackend& backend_for(detail::SweepKind wanted) {
+    if (sweep && sweep_kind == wanted) return *sweep;
     std::vector<std::uint32_t> order;
     if (sweep) order = sweep->export_order();
-    sweep = wanted == rsw::Backend::Cuda ? detail::make_cuda_sweep() : detail::make_cpu_sweep(0);
+    sweep = detail::make_sweep(wanted);
     if (!order.empty()) sweep->import_order(std::move(order));
-    sweep_backend = wanted;
+    sweep_kind = wanted;
     return *sweep;
   }
 
@@ -63,8 +56,7 @@ struct BroadPhase::Impl {
       run_frame_or_throw(source);
     } catch (const std::bad_alloc&) {
       sweep.reset();
-      throw host_out_of_memory("BroadPhase::update of " + std::to_string(source.count) +
-                               " boxes");
+      throw host_out_of_memory("BroadPhase::update of " + std::to_string(source.count) + " boxes");
     } catch (...) {
       sweep.reset();
       throw;
@@ -73,50 +65,36 @@ struct BroadPhase::Impl {
   }
 
   void run_frame_or_throw(const detail::BoxSource& source) {
-    const Clock::time_point start = Clock::now();
-    if (options.brute_force) {
-      stats.excluded_boxes = detail::load_boxes(source, options.invalid_boxes, oracle_boxes);
-      detail::brute_force_pairs(oracle_boxes, oracle_pairs);
-      if (options.sorted_pairs) detail::sort_pairs_lexicographically(oracle_pairs, oracle_sorter);
-      oracle_device_pairs.clear();
-      stats.backend = rsw::Backend::Cpu;
-      stats.pairs = oracle_pairs.size();
-    } else {
-      const rsw::Backend backend = resolve_backend(options.backend);
-      detail::SweepBackend& sweeper = backend_for(backend);
-      sweeper.run(source,
-                  {.axis = options.axis,
-                   .mode = options.mode,
-                   .invalid_boxes = options.invalid_boxes,
-                   .sort = detail::sort_for_backend(options.sort, backend),
-                   .sorted_pairs = options.sorted_pairs,
-                   .stage_times = options.stage_times,
-                   .stream = options.stream},
-                  stats);
-      stats.backend = backend;
-    }
-    stats.total_ms = ms_since(start);
+    const detail::Clock::time_point start = detail::Clock::now();
+    const rsw::Backend backend =
+        options.brute_force ? rsw::Backend::Cpu : resolve_backend(options.backend);
+    backend_for(kind_for(options, backend))
+        .run(source,
+             {.axis = options.axis,
+              .mode = options.mode,
+              .invalid_boxes = options.invalid_boxes,
+              .sort = detail::sort_for_backend(options.sort, backend),
+              .sorted_pairs = options.sorted_pairs,
+              .stage_times = options.stage_times,
+              .stream = options.stream},
+             stats);
+    stats.backend = backend;
+    stats.total_ms = detail::ms_since(start);
   }
 
   PairView find_pairs() {
     if (!have_frame) return {};
-    if (options.brute_force) return oracle_pairs;
     if (!host_pairs) {
-      const Clock::time_point start = Clock::now();
+      const detail::Clock::time_point start = detail::Clock::now();
       host_pairs = sweep->host_pairs(stats);
-      stats.total_ms += ms_since(start);
+      stats.total_ms += detail::ms_since(start);
     }
     return *host_pairs;
   }
 
   DevicePairView find_pairs_device() {
     if (!have_frame) return {};
-    if (!options.brute_force) return sweep->device_pairs();
-    if (oracle_device_pairs.size() != oracle_pairs.size()) {
-      oracle_device_pairs.upload(oracle_pairs);
-      synchronize(nullptr);
-    }
-    return oracle_device_pairs.span();
+    return sweep->device_pairs();
   }
 };
 

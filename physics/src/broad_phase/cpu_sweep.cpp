@@ -1,7 +1,6 @@
 // The CPU backend: the same algorithm as the GPU one (sorted keys in last frame's order, a
 // gather into sorted order, a forward sweep per box), with the sweep split across threads.
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -9,6 +8,7 @@
 
 #include "frame_plan.hpp"
 #include "host_boxes.hpp"
+#include "pair_order.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
 #include "rsw/engine/parallel.hpp"
@@ -17,12 +17,6 @@
 
 namespace rsw::physics::detail {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 // Below this many boxes per thread, threads cost more than they save.
 constexpr std::size_t kMinBoxesPerThread = 16 * 1024;
@@ -54,18 +48,24 @@ struct SortedBoxes {
     resize_host(ids, count, "the indices of the sorted boxes");
     std::ranges::copy(order, ids.begin());
     masked = std::ranges::any_of(boxes.masks, [](std::uint32_t mask) { return mask != ~0u; });
-    for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
-      for (std::size_t box = first; box < last; ++box) {
-        packed[box] = {{boxes.min[0][box], boxes.min[1][box], boxes.min[2][box]},
-                       {boxes.max[0][box], boxes.max[1][box], boxes.max[2][box]},
-                       boxes.categories[box],
-                       boxes.masks[box]};
-      }
-    }, threads);
-    for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
-      for (std::size_t j = first; j < last; ++j)
-        records[j] = packed[order[j]];
-    }, threads);
+    for_each_part(
+        count, kMinBoxesPerThread,
+        [&](std::size_t first, std::size_t last) {
+          for (std::size_t box = first; box < last; ++box) {
+            packed[box] = {{boxes.min[0][box], boxes.min[1][box], boxes.min[2][box]},
+                           {boxes.max[0][box], boxes.max[1][box], boxes.max[2][box]},
+                           boxes.categories[box],
+                           boxes.masks[box]};
+          }
+        },
+        threads);
+    for_each_part(
+        count, kMinBoxesPerThread,
+        [&](std::size_t first, std::size_t last) {
+          for (std::size_t j = first; j < last; ++j)
+            records[j] = packed[order[j]];
+        },
+        threads);
   }
 };
 
@@ -141,12 +141,15 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
   const std::size_t count = sorted.ids.size();
   std::vector<std::uint64_t>& offsets = listing.offsets;
   resize_host(offsets, count + 1, "the offsets of the cell listings");
-  for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
-    for (std::size_t j = first; j < last; ++j) {
-      const BoxRecord& box = sorted.records[j];
-      offsets[j] = box.category == 0 ? 0 : cells_of(grid, box).size();  // 0: pairs with nothing
-    }
-  }, threads);
+  for_each_part(
+      count, kMinBoxesPerThread,
+      [&](std::size_t first, std::size_t last) {
+        for (std::size_t j = first; j < last; ++j) {
+          const BoxRecord& box = sorted.records[j];
+          offsets[j] = box.category == 0 ? 0 : cells_of(grid, box).size();  // 0: pairs with nothing
+        }
+      },
+      threads);
   offsets[count] = 0;
   std::exclusive_scan(offsets.begin(), offsets.end(), offsets.begin(), std::uint64_t{0});
   const std::uint64_t entries = offsets[count];
@@ -155,19 +158,22 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
   }
   resize_host(listing.cells, entries, "the cells of the listings");
   resize_host(listing.boxes, entries, "the boxes of the listings");
-  for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
-    for (std::size_t j = first; j < last; ++j) {
-      if (offsets[j] == offsets[j + 1]) continue;
-      const CellRange range = cells_of(grid, sorted.records[j]);
-      std::uint64_t next = offsets[j];
-      for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
-        for (std::uint32_t v = range.v0; v <= range.v1; ++v, ++next) {
-          listing.cells[next] = grid.cell_id(u, v);
-          listing.boxes[next] = static_cast<std::uint32_t>(j);
+  for_each_part(
+      count, kMinBoxesPerThread,
+      [&](std::size_t first, std::size_t last) {
+        for (std::size_t j = first; j < last; ++j) {
+          if (offsets[j] == offsets[j + 1]) continue;
+          const CellRange range = cells_of(grid, sorted.records[j]);
+          std::uint64_t next = offsets[j];
+          for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
+            for (std::uint32_t v = range.v0; v <= range.v1; ++v, ++next) {
+              listing.cells[next] = grid.cell_id(u, v);
+              listing.boxes[next] = static_cast<std::uint32_t>(j);
+            }
+          }
         }
-      }
-    }
-  }, threads);
+      },
+      threads);
 }
 
 // The records of the (cell-sorted) listings.
@@ -177,14 +183,17 @@ void gather_listings(const SortedBoxes& sorted, const CellGrid& grid, int axis,
   resize_host(listing.records, entries, "the records of the listings");
   const int u = grid.axis_u;
   const int v = grid.axis_v;
-  for_each_part(entries, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
-    for (std::size_t e = first; e < last; ++e) {
-      const std::uint32_t j = listing.boxes[e];
-      const BoxRecord& box = sorted.records[j];
-      listing.records[e] = {box.min[u],    box.max[u],    box.min[v],    box.max[v],
-                            box.min[axis], box.max[axis], sorted.ids[j], listing.cells[e]};
-    }
-  }, threads);
+  for_each_part(
+      entries, kMinBoxesPerThread,
+      [&](std::size_t first, std::size_t last) {
+        for (std::size_t e = first; e < last; ++e) {
+          const std::uint32_t j = listing.boxes[e];
+          const BoxRecord& box = sorted.records[j];
+          listing.records[e] = {box.min[u],    box.max[u],    box.min[v],    box.max[v],
+                                box.min[axis], box.max[axis], sorted.ids[j], listing.cells[e]};
+        }
+      },
+      threads);
 }
 
 // Sweeps listings [first, last) forward inside their cell; a pair is reported only in the
@@ -199,8 +208,7 @@ void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, const CellList
       const CellListing::Record& q = records[f];
       if (q.cell != r.cell || q.min_s > r.max_s) break;
       ++result.candidates;
-      if (!(q.min_u <= r.max_u && r.min_u <= q.max_u && q.min_v <= r.max_v &&
-            r.min_v <= q.max_v)) {
+      if (!(q.min_u <= r.max_u && r.min_u <= q.max_u && q.min_v <= r.max_v && r.min_v <= q.max_v)) {
         continue;
       }
       const std::uint32_t home = grid.cell_id(grid.cell_u(std::max(r.min_u, q.min_u)),
@@ -230,31 +238,26 @@ class CpuSweep final : public SweepBackend {
     const double load_ms = ms_since(start);
     stats.sweep_axis = plan.axis;
     const CellGrid* grid = request.mode == SweepMode::Cells ? &plan.grid : nullptr;
-    sweep(boxes_, plan.axis, grid, request.sort, stats);
+    std::vector<Pair>& pairs = pairs_.rewrite();
+    sort_and_sweep(boxes_, plan.axis, grid, request.sort, pairs, stats);
     stats.keys_ms += load_ms;  // validation and the plan count with the keys
     if (request.sorted_pairs) {
       const Clock::time_point sort_start = Clock::now();
-      sort_pairs_lexicographically(pairs_, pair_sorter_);
-      stats.sweep_ms += ms_since(sort_start);
+      sort_pairs_lexicographically(pairs, pair_sorter_);
+      stats.pair_sort_ms = ms_since(sort_start);
     }
-    device_pairs_valid_ = false;
   }
 
-  std::span<const Pair> host_pairs(BroadPhaseStats&) override { return pairs_; }
-  DeviceSpan<const Pair> device_pairs() override {
-    if (!device_pairs_valid_) {
-      device_pairs_.upload(pairs_);
-      synchronize(nullptr);
-      device_pairs_valid_ = true;
-    }
-    return device_pairs_.span();
-  }
+  std::span<const Pair> host_pairs(BroadPhaseStats&) override { return pairs_.host(); }
+  DeviceSpan<const Pair> device_pairs() override { return pairs_.device(); }
   std::vector<std::uint32_t> export_order() override { return order_; }
   void import_order(std::vector<std::uint32_t> order) override { order_ = std::move(order); }
 
  private:
-  void sweep(const HostBoxes& boxes, int axis, const CellGrid* grid, sort::Algorithm sort_algorithm,
-             BroadPhaseStats& stats) {
+  // Keys, sort, listings and the sweep, each timed as its stage.
+  void sort_and_sweep(const HostBoxes& boxes, int axis, const CellGrid* grid,
+                      sort::Algorithm sort_algorithm, std::vector<Pair>& pairs,
+                      BroadPhaseStats& stats) {
     const std::size_t count = boxes.size();
     if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
       resize_host(order_, count, "the sort order of the boxes");
@@ -263,10 +266,13 @@ class CpuSweep final : public SweepBackend {
 
     Clock::time_point start = Clock::now();
     resize_host(keys_, count, "the sort keys of the boxes");
-    for_each_part(count, kMinBoxesPerThread, [&](std::size_t first, std::size_t last) {
-      for (std::size_t j = first; j < last; ++j)
-        keys_[j] = sort::ordered_key(boxes.min[axis][order_[j]]);
-    }, max_threads_);
+    for_each_part(
+        count, kMinBoxesPerThread,
+        [&](std::size_t first, std::size_t last) {
+          for (std::size_t j = first; j < last; ++j)
+            keys_[j] = sort::ordered_key(boxes.min[axis][order_[j]]);
+        },
+        max_threads_);
     stats.keys_ms = ms_since(start);
 
     start = Clock::now();
@@ -287,6 +293,9 @@ class CpuSweep final : public SweepBackend {
       stats.cells = grid->cells();
       stats.cell_entries = work;
     }
+    stats.list_ms = ms_since(start);
+
+    start = Clock::now();
     const int threads = static_cast<int>(std::clamp<std::size_t>(
         work / kMinBoxesPerThread, 1, static_cast<std::size_t>(max_threads_)));
     results_.resize(static_cast<std::size_t>(threads));
@@ -307,10 +316,9 @@ class CpuSweep final : public SweepBackend {
           }
         }
       } catch (const std::bad_alloc&) {  // the thread's pair list could not grow
-        throw host_allocation_error(
-            "the pairs of one sweep thread, past the " + std::to_string(result.pairs.size()) +
-                " it had found",
-            2 * result.pairs.capacity() * sizeof(Pair));
+        throw host_allocation_error("the pairs of one sweep thread, past the " +
+                                        std::to_string(result.pairs.size()) + " it had found",
+                                    2 * result.pairs.capacity() * sizeof(Pair));
       }
     };
     run_on_threads(threads, sweep_part);
@@ -321,21 +329,22 @@ class CpuSweep final : public SweepBackend {
       offsets[part + 1] = offsets[part] + results_[part].pairs.size();
       stats.candidates += results_[part].candidates;
     }
-    resize_host(pairs_, offsets.back(), "the pairs");
-    for_each_part(results_.size(), 1, [&](std::size_t first, std::size_t last) {
-      for (std::size_t part = first; part < last; ++part)
-        std::ranges::copy(results_[part].pairs,
-                          pairs_.begin() + static_cast<std::ptrdiff_t>(offsets[part]));
-    }, threads);
-    stats.pairs = pairs_.size();
+    resize_host(pairs, offsets.back(), "the pairs");
+    for_each_part(
+        results_.size(), 1,
+        [&](std::size_t first, std::size_t last) {
+          for (std::size_t part = first; part < last; ++part)
+            std::ranges::copy(results_[part].pairs,
+                              pairs.begin() + static_cast<std::ptrdiff_t>(offsets[part]));
+        },
+        threads);
+    stats.pairs = pairs.size();
     stats.sweep_ms = ms_since(start);
   }
 
   int max_threads_;
   HostBoxes boxes_;
   sort::Sorter pair_sorter_;
-  DeviceBuffer<Pair> device_pairs_;
-  bool device_pairs_valid_ = false;
   sort::Sorter sorter_;
   std::vector<std::uint32_t> order_;
   std::vector<std::uint32_t> keys_;
@@ -343,7 +352,7 @@ class CpuSweep final : public SweepBackend {
   CellListing listing_;
   sort::Sorter cell_sorter_;
   std::vector<SweepResult> results_;
-  std::vector<Pair> pairs_;
+  HostPairs pairs_;
 };
 
 }  // namespace

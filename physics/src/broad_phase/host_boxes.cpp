@@ -81,32 +81,6 @@ std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& 
 
 }  // namespace
 
-void check_sizes(std::size_t count, std::initializer_list<std::size_t> sizes, const char* what) {
-  if (count >= BoxSummary::kNoBox) {
-    throw Error(ErrorKind::InvalidArgument,
-                std::to_string(count) +
-                    " boxes: the broad phase indexes boxes with 32 bits (at most " +
-                    std::to_string(BoxSummary::kNoBox - 1) + ")");
-  }
-  for (const std::size_t size : sizes) {
-    if (size != count) {
-      throw Error(ErrorKind::InvalidArgument, std::string(what) + ": " + std::to_string(size) +
-                                                  " entries for " + std::to_string(count) +
-                                                  " boxes");
-    }
-  }
-}
-
-void check_pairs(std::size_t bodies, std::span<const Pair> pairs) {
-  for (const Pair& pair : pairs) {
-    if (pair.a >= bodies || pair.b >= bodies) {
-      throw Error(ErrorKind::InvalidArgument, "contact pair (" + std::to_string(pair.a) + ", " +
-                                                  std::to_string(pair.b) + ") names a body past " +
-                                                  std::to_string(bodies));
-    }
-  }
-}
-
 std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& out, int threads) {
   const std::size_t count = boxes.count;
   for (int axis = 0; axis < 3; ++axis) {
@@ -165,13 +139,6 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
   return finish_loading(filter, policy, out, threads);
 }
 
-Error too_many_listings(std::uint64_t listings) {
-  return Error(ErrorKind::OutOfMemory,
-               std::to_string(listings) +
-                   " (box, cell) listings: more than 32-bit indices reach (boxes much larger than "
-                   "the mean cover too many cells)");
-}
-
 std::string describe_invalid_box(std::size_t index, const float (&low)[3], const float (&high)[3]) {
   std::string reason;
   for (int axis = 0; axis < 3 && reason.empty(); ++axis) {
@@ -207,50 +174,6 @@ BoxSummary summarize(const HostBoxes& boxes, int threads) {
   for (const BoxSummary& chunk : chunks)
     summary.merge(chunk);
   return summary;
-}
-
-void sort_pairs_lexicographically(std::vector<Pair>& pairs, sort::Sorter& sorter) {
-  std::vector<std::uint32_t> keys;
-  std::vector<std::uint32_t> order;
-  resize_host(keys, pairs.size(), "the keys of the pairs' sort");
-  resize_host(order, pairs.size(), "the order of the pairs' sort");
-  std::iota(order.begin(), order.end(), 0u);
-  const sort::SortOptions on_cpu{.algorithm = sort::Algorithm::Cpu};
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    keys[i] = pairs[order[i]].b;
-  sorter.sort_pairs(keys, order, on_cpu);
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    keys[i] = pairs[order[i]].a;
-  sorter.sort_pairs(keys, order, on_cpu);
-  std::vector<Pair> sorted;
-  resize_host(sorted, pairs.size(), "the sorted pairs");
-  for (std::size_t i = 0; i < pairs.size(); ++i)
-    sorted[i] = pairs[order[i]];
-  pairs.swap(sorted);
-}
-
-void brute_force_pairs(const HostBoxes& boxes, std::vector<Pair>& pairs) {
-  pairs.clear();
-  const std::size_t count = boxes.size();
-  try {
-    for (std::size_t a = 0; a < count; ++a) {
-      for (std::size_t b = a + 1; b < count; ++b) {
-        bool overlap = true;
-        for (int axis = 0; axis < 3 && overlap; ++axis) {
-          overlap =
-              boxes.min[axis][a] <= boxes.max[axis][b] && boxes.min[axis][b] <= boxes.max[axis][a];
-        }
-        if (overlap && filters_pass(boxes.categories[a], boxes.masks[a], boxes.categories[b],
-                                    boxes.masks[b])) {
-          pairs.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
-        }
-      }
-    }
-  } catch (const std::bad_alloc&) {
-    throw host_allocation_error(
-        "the brute-force pairs, past the " + std::to_string(pairs.size()) + " found",
-        2 * pairs.capacity() * sizeof(Pair));
-  }
 }
 
 }  // namespace rsw::physics::detail

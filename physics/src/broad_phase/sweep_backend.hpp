@@ -1,13 +1,27 @@
-// The sweep-and-prune backends behind BroadPhase: one frame in, the pairs out. They keep the
-// sorted order of the last frame (the coherence state), which moves between backends when
-// the user switches.
+// The backends behind BroadPhase: one frame in, the pairs out. The CUDA and CPU sweeps and
+// brute force (the tests' oracle) answer alike; the sweeps keep the sorted order of the last
+// frame (the coherence state), which moves between backends when the user switches.
+//
+// The stages every backend times, by the same name for the same work (BroadPhaseStats):
+//   upload    the user's host boxes copied to the device (the CUDA sweep)
+//   keys      the boxes validated and summarized, the frame planned (axis, grid), and the
+//             sort keys staged in last frame's order
+//   sort      the boxes sorted by their minimum on the sweep axis
+//   list      the boxes gathered into sorted order and listed in the cells they cover; the
+//             listings sorted by cell and gathered into records
+//   sweep     candidates found along the axis and tested on the others and the filter bits,
+//             the pairs written
+//   pair_sort the pairs ordered by (a, b), when sorted_pairs asks
+//   download  the pairs copied to the host (the CUDA sweep's find_pairs())
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
 
+#include "rsw/engine/error.hpp"
 #include "rsw/physics/broad_phase.hpp"
 
 namespace rsw::physics::detail {
@@ -55,10 +69,51 @@ class SweepBackend {
   virtual void import_order(std::vector<std::uint32_t> order) = 0;
 };
 
-/// The CPU backend; `threads` 0 = one per hardware thread (at most 16).
-std::unique_ptr<SweepBackend> make_cpu_sweep(int threads);
-/// The CUDA backend; throws rsw::Error(DeviceUnavailable) without a usable device or GPU code.
+/// The backends, one of which runs a frame.
+enum class SweepKind { Cuda, Cpu, BruteForce };
+
+/// The backend of `kind`; the CUDA sweep throws rsw::Error(DeviceUnavailable) without a usable
+/// device or GPU code.
+std::unique_ptr<SweepBackend> make_sweep(SweepKind kind);
 std::unique_ptr<SweepBackend> make_cuda_sweep();
+/// `threads` 0 = one per hardware thread (at most 16).
+std::unique_ptr<SweepBackend> make_cpu_sweep(int threads);
+std::unique_ptr<SweepBackend> make_brute_force_sweep();
+
+/// Pairs found on the host, copied to the device on the first request after each frame.
+class HostPairs {
+ public:
+  /// The pairs, for a new frame to write (the device copy is stale from here on).
+  std::vector<Pair>& rewrite() {
+    on_device_ = false;
+    return pairs_;
+  }
+  std::span<const Pair> host() const { return pairs_; }
+  DeviceSpan<const Pair> device() {
+    if (!on_device_) {
+      device_.upload(pairs_);
+      synchronize(nullptr);
+      on_device_ = true;
+    }
+    return device_.span();
+  }
+
+ private:
+  std::vector<Pair> pairs_;
+  DeviceBuffer<Pair> device_;
+  bool on_device_ = false;
+};
+
+/// The error for a frame with more (box, cell) listings than either sweep's 32-bit listing
+/// indices reach.
+Error too_many_listings(std::uint64_t listings);
+
+using Clock = std::chrono::steady_clock;
+
+/// Milliseconds on the host clock since `start`.
+inline double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
 
 /// The sort a backend runs for sort::Algorithm::Auto: its own kind.
 inline sort::Algorithm sort_for_backend(sort::Algorithm requested, rsw::Backend backend) {

@@ -76,7 +76,7 @@ struct BroadPhaseOptions {
   /// Report pairs sorted by (a, b). Otherwise the order is the sweep's, which on the GPU
   /// differs from run to run (blocks append as they finish); the set never does.
   bool sorted_pairs = false;
-  /// Time each stage (keys, sort, sweep, filter, upload, download) for stats(). The GPU
+  /// Time each stage (upload, keys, sort, list, sweep, pair_sort, download) for stats(). The GPU
   /// backend records a pair of CUDA events per stage and reads them at the end of the frame,
   /// which costs host time; off, it measures only total_ms and its stage times read 0. (The
   /// CPU backends' host-clock times cost nothing and are always taken.)
@@ -107,7 +107,8 @@ struct DeviceFilterArrays {
 };
 
 /// What the last frame did. Times in milliseconds (CUDA events on the GPU, the host clock on
-/// the CPU); zero for stages the backend does not have.
+/// the CPU), one per stage: each stage is the same work on every backend, and reads zero where
+/// a backend does not have it (brute force times only keys and sweep).
 struct BroadPhaseStats {
   rsw::Backend backend = rsw::Backend::Cpu;  ///< where the frame ran
   std::size_t boxes = 0;                     ///< boxes passed to update(), excluded ones included
@@ -118,13 +119,14 @@ struct BroadPhaseStats {
   std::size_t pairs = 0;         ///< overlapping pairs that pass the filter bits
   int sweep_axis = 0;            ///< 0 = x, 1 = y, 2 = z
   sort::SortStats sort;          ///< passes run and skipped, early exit
-  double upload_ms = 0;          ///< host boxes to the device
-  double keys_ms = 0;            ///< validation and sort keys in last frame's order
-  double sort_ms = 0;            ///< boxes by sweep-axis minimum (GPU: the cell listings too)
-  double sweep_ms = 0;           ///< gather, listings (GPU: long runs' extents; CPU: the sweep)
-  double filter_ms = 0;          ///< GPU: the sweep: tests on the other axes, filter bits
-  double download_ms = 0;        ///< pairs to the host (measured by find_pairs())
-  double total_ms = 0;           ///< the whole of update() + find_pairs(), host clock
+  double upload_ms = 0;          ///< host boxes to the device (GPU)
+  double keys_ms = 0;            ///< validation, the frame's plan, sort keys in last frame's order
+  double sort_ms = 0;            ///< the boxes sorted by their minimum on the sweep axis
+  double list_ms = 0;       ///< boxes gathered in sorted order, listed in cells, listings sorted
+  double sweep_ms = 0;      ///< candidates tested on the other axes and filter bits, pairs written
+  double pair_sort_ms = 0;  ///< pairs ordered by (a, b) (BroadPhaseOptions::sorted_pairs)
+  double download_ms = 0;   ///< pairs to the host (GPU; measured by find_pairs())
+  double total_ms = 0;      ///< the whole of update() + find_pairs(), host clock
 };
 
 /// The pairs of the last frame, in host memory; valid until the next update().

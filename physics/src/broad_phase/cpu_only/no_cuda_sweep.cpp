@@ -1,6 +1,6 @@
 // A build without CUDA has no GPU broad phase; Backend::Auto resolves to Cpu before this.
 #include "rsw/engine/error.hpp"
-#include "sweep_backend.hpp"
+#include "../sweep_backend.hpp"
 
 namespace rsw::physics::detail {
 

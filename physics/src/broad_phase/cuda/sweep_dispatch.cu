@@ -70,7 +70,7 @@ class CudaSweep final : public SweepBackend {
     }
     sort_boxes(boxes, count, request, stream);
     const kernels::FrameCounters frame =
-        find_pairs(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
+        list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
     if (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject) {
       throw Error(ErrorKind::InvalidArgument, describe_box(boxes, frame.summary.first_invalid));
     }
@@ -92,8 +92,9 @@ class CudaSweep final : public SweepBackend {
       stats.upload_ms = last_ms("upload");
       stats.keys_ms = last_ms("keys");
       stats.sort_ms = last_ms("sort");
+      stats.list_ms = last_ms("list");
       stats.sweep_ms = last_ms("sweep");
-      stats.filter_ms = last_ms("filter");
+      stats.pair_sort_ms = last_ms("pair_sort");
     }
   }
 
@@ -234,8 +235,9 @@ class CudaSweep final : public SweepBackend {
   // gather_boxes runs again. Then, if some runs were long, the rest of them (sweep extents,
   // their scan, the candidate tests) and another wait; and if the pair buffer overflowed, the
   // tests again into one of the counted size. Returns the frame's counters as read back.
-  kernels::FrameCounters find_pairs(const kernels::BoxView& boxes, std::uint32_t count, bool cells,
-                                    sort::Algorithm sort_algorithm, StreamHandle stream) {
+  kernels::FrameCounters list_and_sweep(const kernels::BoxView& boxes, std::uint32_t count,
+                                        bool cells, sort::Algorithm sort_algorithm,
+                                        StreamHandle stream) {
     // Room for the listings: as many as the buffers held, and at first three a box (a box
     // about half a cell wide is listed in 2.25 cells on average); for pairs, as many as the
     // buffer held, and at first four a listing of the last frame or a box.
@@ -289,7 +291,7 @@ class CudaSweep final : public SweepBackend {
   // The sorted boxes' records and their listings, numbered in sorted order, into room for as
   // many as the listing buffers hold.
   void list_boxes(std::uint32_t count, StreamHandle stream) {
-    auto timer = timed("sweep", stream);
+    auto timer = timed("list", stream);
     sorted_.resize_discarding(count);
     kernels::gather_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
         packed_.data(), order_.data(), count, frame_.data(), sorted_.data(), listing_scan_,
@@ -305,15 +307,14 @@ class CudaSweep final : public SweepBackend {
   void list_in_cells(bool cells, std::uint32_t boxes, sort::Algorithm sort_algorithm,
                      StreamHandle stream) {
     const auto room = static_cast<std::uint32_t>(listing_cells_.size());
+    auto timer = timed("list", stream);
     if (cells) {
-      auto timer = timed("sort", stream);
       cell_sorter_.sort_pairs(listing_cells_.span(), listing_boxes_.span(),
                               {.algorithm = sort_algorithm,
                                .end_bit = max_cell_bits(boxes),
                                .stream = stream,
                                .device_count = &frame_.data()->listings});
     }
-    auto timer = timed("sweep", stream);
     kernels::gather_listings<<<blocks_for(room), kThreads, 0, stream>>>(
         sorted_.data(), listing_cells_.data(), listing_boxes_.data(), frame_.data(), room,
         listing_records_.data());
@@ -337,7 +338,7 @@ class CudaSweep final : public SweepBackend {
   // `long_listings` unless it is null.
   void sweep(const kernels::BoxView& boxes, bool cells, std::uint32_t* long_listings,
              StreamHandle stream) {
-    auto timer = timed("filter", stream);
+    auto timer = timed("sweep", stream);
     for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
       const auto kernel =
           kernels::sweep_cells<decltype(cells_mode)::value, decltype(filter_bits)::value>;
@@ -364,7 +365,7 @@ class CudaSweep final : public SweepBackend {
 
   // test_candidates over the long runs' numbered candidates.
   void test_long_runs(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
-    auto timer = timed("filter", stream);
+    auto timer = timed("sweep", stream);
     for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
       const auto kernel =
           kernels::test_candidates<decltype(cells_mode)::value, decltype(filter_bits)::value>;
@@ -411,7 +412,7 @@ class CudaSweep final : public SweepBackend {
       throw Error(ErrorKind::OutOfMemory,
                   std::to_string(pair_count_) + " pairs: too many to sort with 32-bit positions");
     }
-    auto timer = timed("filter", stream);
+    auto timer = timed("pair_sort", stream);
     const auto pairs = static_cast<std::uint32_t>(pair_count_);
     const int end_bit = std::bit_width(count - 1);
     pair_keys_.resize_discarding(pairs);
