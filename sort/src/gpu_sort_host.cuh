@@ -24,6 +24,7 @@
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/stream.hpp"
 #include "rsw/sort/sorter.hpp"
+#include "sort_policy.hpp"
 
 namespace rsw::sort::detail {
 
@@ -35,8 +36,7 @@ __global__ void store_value(T* to, T value) {
 
 /// Writes a small `value` (a sort's problem) to device memory on `stream`, by a one-thread
 /// kernel whose argument is copied at launch. Between a sort's kernels a kernel costs the
-/// stream less than a copy does: a copy switches the stream to a copy engine and back (about
-/// 5 us each way, measured on an H100 at the end of a sort).
+/// stream less than a copy does: a copy switches the stream to a copy engine and back.
 template <class T>
 void store_on_device(T* to, const T& value, StreamHandle stream, const char* what) {
   store_value<<<1, 1, 0, stream>>>(to, value);
@@ -212,16 +212,15 @@ class CalibratingAs {
   std::optional<T>& slot_;
 };
 
-/// Calibration input: large enough to fill the GPU, small enough to take a few milliseconds.
-inline constexpr std::size_t kCalibrationKeys = std::size_t{1} << 22;
-inline constexpr int kCalibrationRuns = 7;
+using policy::kCalibrationKeys;
+using policy::kCalibrationRuns;
 
 /// Sorts `count` fresh random keys (and indices as values when `with_values`) with each of
 /// `tunings` tunings through `sort_with(tuning, keys, values)`, which sorts them on `stream`
 /// and returns the sort's milliseconds, and returns the fastest tuning: the lowest median of
 /// kCalibrationRuns after a warm-up. The tunings take turns, run by run, so that a clock or
-/// temperature that drifts during the calibration weighs on all of them alike (the closest
-/// two, key-value arrays at 384 x 20 and 384 x 22 from 2^24, differ by 0.5-1%).
+/// temperature that drifts during the calibration weighs on all of them alike: the closest
+/// tunings differ by less than such a drift.
 template <class SortWith>
 std::size_t fastest_tuning(std::size_t tunings, bool with_values, std::size_t count,
                            StreamHandle stream, SortWith&& sort_with) {

@@ -126,7 +126,7 @@ TEST(FourWayReuse, ManySizesThroughOneSorter) {
 
 TEST(FourWayReuse, PlainLaunchesMatchTheGraph) {
   RSW_REQUIRE_CUDA_DEVICE();
-  ::setenv("RSW_FOURWAY_GRAPH", "0", 1);
+  ::setenv("RSW_SORT_LAUNCH", "stream", 1);
   Sorter sorter;
   for (KeyDistribution distribution :
        {KeyDistribution::Uniform, KeyDistribution::Sorted, KeyDistribution::Narrow16}) {
@@ -140,7 +140,7 @@ TEST(FourWayReuse, PlainLaunchesMatchTheGraph) {
       EXPECT_EQ(stats.passes_run, 8);
     }
   }
-  ::unsetenv("RSW_FOURWAY_GRAPH");
+  ::unsetenv("RSW_SORT_LAUNCH");
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // cleared between sorts; bit-identical repeats; each launch mode (stream, graph), with passes
 // skipped before, between and after the passes that run; each upfront histogram kernel; the
 // tile presort of nearly sorted keys; key-value passes through records or arrays; and unknown
-// developer settings (RSW_ONESWEEP_*), which are errors.
+// developer overrides, which are errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -136,18 +136,18 @@ TEST(OnesweepTiles, TilesWrapTheLookbackTableManyTimes) {
   }
 }
 
-// The developer settings (RSW_ONESWEEP_*) reject a value they do not know with an
-// InvalidArgument error that names it; the rejected sort moves nothing, and the sorter sorts
-// as before once the setting is gone.
+// The developer overrides reject a value they do not know with an InvalidArgument error that
+// names it; the rejected sort moves nothing, and the sorter sorts as before once the override
+// is gone (a sorter reads them when it makes its GPU sort, so each variable gets its own).
 TEST(OnesweepOptions, UnknownSettingsAreErrors) {
   RSW_REQUIRE_CUDA_DEVICE();
-  Sorter sorter;
   const std::uint32_t seed = test::fresh_seed();
   const std::vector<std::uint32_t> original =
       test::make_keys(200'003, KeyDistribution::Uniform, seed);
   const std::vector<std::uint32_t> indices = test::make_indices(original.size());
   for (const char* variable : {"RSW_ONESWEEP_LAYOUT", "RSW_ONESWEEP_TUNING",
-                               "RSW_ONESWEEP_HISTOGRAM", "RSW_ONESWEEP_LAUNCH"}) {
+                               "RSW_ONESWEEP_HISTOGRAM", "RSW_SORT_LAUNCH"}) {
+    Sorter sorter;
     DeviceBuffer<std::uint32_t> keys(original);
     DeviceBuffer<std::uint32_t> values(indices);
     ::setenv(variable, "sideways", 1);
@@ -522,7 +522,7 @@ TEST(OnesweepPresort, KeysFarFromTheirPlaceRunThePasses) {
                    test::Memory::Device, seed);
 }
 
-constexpr char kLaunchVariable[] = "RSW_ONESWEEP_LAUNCH";
+constexpr char kLaunchVariable[] = "RSW_SORT_LAUNCH";
 class OnesweepLaunch : public WithVariable<kLaunchVariable> {};
 
 TEST_P(OnesweepLaunch, EveryLaunchModeSortsAndSkips) {

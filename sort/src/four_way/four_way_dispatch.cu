@@ -1,22 +1,24 @@
 // Host side of the four-way sort: temp storage, the calibrated tuning, and the launch of the
 // pass loop, as a CUDA graph whose while-node the kernels end themselves (no host round trip
-// between passes, none at all for an early exit), or as plain launches on the stream.
+// between passes, none at all for an early exit), or as plain launches on the stream
+// (RSW_SORT_LAUNCH=stream: compute-sanitizer's racecheck stops on the conditional nodes).
 //
 // Index:
-//   [SECTION] Tunings and calibration
+//   [SECTION] Tunings
 //   [SECTION] Graph building
 //   [SECTION] FourWaySorter
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <array>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
+#include "developer_overrides.hpp"
 #include "four_way_kernels.cuh"
 #include "gpu_sort_host.cuh"
 #include "gpu_sorter.hpp"
@@ -24,15 +26,15 @@
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "sort_policy.hpp"
 
 namespace rsw::sort::detail {
 namespace four_way {
 namespace {
 
-// [SECTION] Tunings and calibration
-// Block size and items per thread are template parameters (the paper's Sec. 5 tunes them per
-// GPU); each tuning is one pair of kernels per key/pair mode. calibrate() times them all once
-// per device and process and keeps the fastest.
+// [SECTION] Tunings
+// The kernels of each tuning in sort_policy.hpp: one pair per key/pair mode. calibrate() times
+// them all once per device and mode and keeps the fastest.
 struct Tuning {
   int threads;
   int items;
@@ -42,6 +44,7 @@ struct Tuning {
   void (*map_pairs)(const Problem*, const Control*);
 
   int tile() const { return threads * items; }
+  std::string name() const { return std::to_string(threads) + "x" + std::to_string(items); }
 };
 
 template <int kThreads, int kItems>
@@ -54,29 +57,15 @@ constexpr Tuning make_tuning() {
           map_tiles<kThreads, kItems, true>};
 }
 
-const std::array<Tuning, 6> kTunings = {
-    make_tuning<128, 8>(),  make_tuning<256, 4>(), make_tuning<256, 8>(),
-    make_tuning<256, 16>(), make_tuning<512, 4>(), make_tuning<512, 8>(),
-};
-constexpr std::size_t kDefaultTuning = 2;  // 256 x 8, until calibrated
-
-// RSW_FOURWAY_TUNING=256x16 forces a tuning and skips the calibration (for profiling).
-std::optional<std::size_t> forced_tuning() {
-  const char* setting = std::getenv("RSW_FOURWAY_TUNING");
-  if (setting == nullptr) return std::nullopt;
-  for (std::size_t index = 0; index < kTunings.size(); ++index) {
-    const std::string name =
-        std::to_string(kTunings[index].threads) + "x" + std::to_string(kTunings[index].items);
-    if (name == setting) return index;
-  }
-  throw Error(ErrorKind::InvalidArgument,
-              std::string("RSW_FOURWAY_TUNING=") + setting + " names no tuning");
+template <std::size_t... kIndex>
+constexpr auto make_tunings(std::index_sequence<kIndex...>) {
+  constexpr auto& shapes = policy::kFourWayTunings;
+  return std::array<Tuning, sizeof...(kIndex)>{
+      make_tuning<shapes[kIndex].threads, shapes[kIndex].items>()...};
 }
 
-bool graphs_enabled() {
-  const char* setting = std::getenv("RSW_FOURWAY_GRAPH");
-  return setting == nullptr || std::string(setting) != "0";
-}
+const auto kTunings = make_tunings(std::make_index_sequence<std::size(policy::kFourWayTunings)>{});
+constexpr std::size_t kDefaultTuning = policy::kFourWayDefaultTuning;
 
 // [SECTION] Graph building
 /// What a graph is built for; the problem's pointers and sizes are read from device memory,
@@ -92,7 +81,10 @@ struct GraphShape {
 // [SECTION] FourWaySorter
 class FourWaySorter final : public GpuSorter {
  public:
-  FourWaySorter() {
+  FourWaySorter()
+      : overrides_(DeveloperOverrides::from_environment()),
+        forced_tuning_(
+            tuning_named(overrides_.four_way_tuning, tuning_names(), "RSW_FOUR_WAY_TUNING")) {
     resolve_backend(Backend::Cuda);
     RSW_CUDA_CHECK(cudaGetDevice(&device_), "reading the current device");
     RSW_CUDA_CHECK(
@@ -110,8 +102,8 @@ class FourWaySorter final : public GpuSorter {
     std::size_t tuning_index = kDefaultTuning;
     if (calibrating_tuning_) {
       tuning_index = *calibrating_tuning_;
-    } else if (const std::optional<std::size_t> forced = forced_tuning(); forced && !trivial) {
-      tuning_index = *forced;
+    } else if (forced_tuning_ && !trivial) {
+      tuning_index = *forced_tuning_;
     } else if (!trivial) {
       tuning_index = tuning_for(with_values, request.stream);
     }
@@ -146,7 +138,7 @@ class FourWaySorter final : public GpuSorter {
     }
     report_.start(request.stream);
     const GraphShape shape{tuning_index, with_values, num_tiles, check_blocks(count)};
-    if (graphs_enabled()) {
+    if (overrides_.launch == LaunchMode::Graph) {
       const cudaGraphExec_t graph =
           graphs_.get(shape, [this](const GraphShape& wanted) { return build_graph(wanted); });
       RSW_CUDA_CHECK(cudaGraphLaunch(graph, request.stream),
@@ -287,6 +279,15 @@ class FourWaySorter final : public GpuSorter {
     return best;
   }
 
+  static std::vector<std::string> tuning_names() {
+    std::vector<std::string> names;
+    for (const Tuning& tuning : kTunings)
+      names.push_back(tuning.name());
+    return names;
+  }
+
+  DeveloperOverrides overrides_;
+  std::optional<std::size_t> forced_tuning_;  // RSW_FOUR_WAY_TUNING
   int device_ = 0;
   int multiprocessors_ = 0;
   DeviceBuffer<Problem> problem_;

@@ -2,23 +2,25 @@
 // control block, constant in n, plus the alternate buffer of n keys or 2n words for key-value
 // sorts), the calibrated tuning, and the launch: one CUDA graph of three kernels (the histogram
 // read, its recount, and the passes, which read the plan the histogram kernel left in device
-// memory, so the host never waits); or, for small n, a single block.
+// memory, so the host never waits), or the same kernels launched on the stream
+// (RSW_SORT_LAUNCH=stream); or, for small n, a single block.
 //
 // Index:
-//   [SECTION] Tunings and calibration
+//   [SECTION] Tunings and histograms
 //   [SECTION] OnesweepSorter
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "developer_overrides.hpp"
 #include "gpu_sort_host.cuh"
 #include "gpu_sorter.hpp"
 #include "onesweep_kernels.cuh"
@@ -26,6 +28,7 @@
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "sort_policy.hpp"
 
 namespace rsw::sort::detail {
 namespace onesweep {
@@ -35,10 +38,9 @@ bool is_aligned(const void* pointer, std::size_t bytes) {
   return reinterpret_cast<std::uintptr_t>(pointer) % bytes == 0;
 }
 
-// [SECTION] Tunings and calibration
-// Threads per block and keys per thread of the pass kernel: larger tiles write longer runs
-// per digit (better coalescing) but keep fewer blocks resident to hide the look-back. The
-// best differs by GPU and by keys vs pairs; calibrate() times them once per device and mode.
+// [SECTION] Tunings and histograms
+// The pass kernel of each tuning in sort_policy.hpp (calibrate() times them once per device,
+// payload and size class), and the upfront histogram kernels.
 using PassKernel = void (*)(const Problem*, Control*, std::uint64_t*, std::uint32_t*);
 
 /// What the passes move: keys, or keys and values as two arrays or as records (PassBuffers).
@@ -83,100 +85,28 @@ constexpr Tuning make_tuning() {
           sizeof(typename PassShape<kThreads, kItems, true>::Shared)};
 }
 
-// Measured on an H100 at 2^24 keys (ms, keys / pairs): 256x20/3 0.54 / 0.77, 256x20/2 0.59 /
-// 0.72, 384x16/2 0.52 / 0.67, 384x20/2 0.48 / 0.68; 256x16/3 (0.62 / 0.81) and 384x20/1
-// (0.66 / 0.81) were dropped. Two resident blocks of 384 threads hide the look-back best.
-// 384x24/2 came once the count's digits stopped holding registers (count_in_warp): H200, ms,
-// keys 2^24 / 2^26 / 2^28 0.3649 / 1.2667 / 4.8547 against 384x20/2's 0.3800 / 1.3439 /
-// 5.1875. 384x22/2 falls between for keys, but key-value arrays take it from 2^24 (their 384x24
-// spills): H200, forced, ms, 384x20 / 384x22 / 384x24, 2^24 0.5016 / 0.5013 / 0.5161 and
-// 0.5047 / 0.5000 (two machines), 20 Mi 0.6183 / 0.6130 / 0.6296 (384x23: 0.4994 and 0.6129).
-// 384x21/2 is for records: 2^26 1.7121 -> 1.6974 against 384x20, 2^24 and 20 Mi within 0.3%
-// (its 2081 tiles a pass at 2^24 are 7.9 rounds of an H200's 264 blocks, 384x20's 8.3).
-// Three blocks a multiprocessor lost at 2^24 pairs: 256x22/3 0.5617, 256x24/3 0.5704 (spills),
-// 384x16/3 0.6034 and 384x18/3 0.6111 (56 registers, spills) against 384x22/2's 0.4991 ms.
-const std::array<Tuning, 7> kTunings = {
-    make_tuning<256, 20, 3>(), make_tuning<256, 20, 2>(), make_tuning<384, 16, 2>(),
-    make_tuning<384, 20, 2>(), make_tuning<384, 21, 2>(), make_tuning<384, 22, 2>(),
-    make_tuning<384, 24, 2>(),
-};
-constexpr std::size_t kDefaultTuning = 3;  // 384x20/2, until calibrated
-
-// Sorts of kLargeCalibrationKeys keys or more take the tuning calibrated on that many keys,
-// those below kMediumKeys the tuning calibrated on kSmallCalibrationKeys, the others the
-// tuning calibrated on kCalibrationKeys: the best tile differs with n. (A large class's
-// calibration keys then take no more memory than the caller's.) H200, key-value sorts:
-// calibrated on 2^22 keys, 256x20/2 wins, which at 2^24 took 0.6037 ms against 384x20/2's
-// 0.5891, and at 2^26 2.2395 against 2.1237. Keys-only sorts take 384x20/2 at both. Below
-// 2^21 keys a pass has about as many tiles as resident blocks or fewer, and the calibration
-// on 2^20 keys picks smaller tiles (256 x 20 where 2^22 picks 384 x 20): ms, keys / pairs,
-// 2^16 0.0459 -> 0.0427 / 0.0485 -> 0.0457, 2^18 0.0589 -> 0.0447 / 0.0650 -> 0.0573, 2^20
-// 0.0659 -> 0.0611 / 0.0789 -> 0.0742; 2^21 and 2^22 the same.
-constexpr std::size_t kLargeCalibrationKeys = std::size_t{1} << 24;
-constexpr std::size_t kMediumKeys = std::size_t{1} << 21;
-constexpr std::size_t kSmallCalibrationKeys = std::size_t{1} << 20;
-
-std::size_t calibration_keys_for(std::size_t count) {
-  if (count < kMediumKeys) return kSmallCalibrationKeys;
-  return count < kLargeCalibrationKeys ? kCalibrationKeys : kLargeCalibrationKeys;
+template <std::size_t... kIndex>
+constexpr auto make_tunings(std::index_sequence<kIndex...>) {
+  constexpr auto& shapes = policy::kOnesweepTunings;
+  return std::array<Tuning, sizeof...(kIndex)>{
+      make_tuning<shapes[kIndex].threads, shapes[kIndex].items, shapes[kIndex].min_blocks>()...};
 }
 
-// Key-value sorts of kRecordsKeys keys or more move records between passes, smaller ones
-// arrays: reading a record loads its key and then copies its value, so each crosses from L2
-// twice, which costs more than the records' shorter write runs save until the sort is bound by
-// DRAM. H200, 384 x 20 (calibrated), ms, arrays / records: 2^22 0.1614 / 0.1964, 2^24 0.5230 /
-// 0.5359, 2^25 0.9774 / 0.9608, 2^26 1.9200 / 1.8062. Later, with the plan in one barrier
-// (H200, forced, ms, arrays at 384 x 22 / records at 384 x 20): 2^24 0.5000 / 0.5035, 20 Mi
-// 0.6130 / 0.6065, 24 Mi 0.7255 / 0.7082, 2^25 0.9509 / 0.9100. Once a record was copied whole
-// and its key's line kept in L1 (calibrated, three calls, medians): 2^24 0.5007 / 0.4986, 20
-// Mi 0.6158 / 0.6084; below 2^24 it varies with the tile rounds: 14 Mi 0.4448 / 0.4560, 12 Mi
-// 0.3920 / 0.3840, 8 Mi 0.2774 / 0.2940. Records pay only in passes between the first and the
-// last, and which passes run is known on the device alone: from 2^24, 16-bit pairs (two passes)
-// took 0.2874 ms against arrays' 0.2691, so the threshold stays at 20 Mi. (Arrays for one or
-// two passes inside the records kernel made it spill: 16-64 bytes at 384 x 20.)
-constexpr std::size_t kRecordsKeys = std::size_t{20} << 20;
+const auto kTunings = make_tunings(std::make_index_sequence<std::size(policy::kOnesweepTunings)>{});
+constexpr std::size_t kDefaultTuning = policy::kOnesweepDefaultTuning;
 
-// RSW_ONESWEEP_LAYOUT=arrays|records forces the key-value passes' layout (for tests and
-// measurements).
-Payload payload_for(bool with_values, std::size_t count) {
+// What the passes of a sort of `count` keys move, unless an override says.
+Payload payload_for(bool with_values, std::size_t count, std::optional<PairLayout> forced) {
   if (!with_values) return Payload::Keys;
-  const char* setting = std::getenv("RSW_ONESWEEP_LAYOUT");
-  if (setting == nullptr) return count >= kRecordsKeys ? Payload::PairRecords : Payload::PairArrays;
-  if (std::string(setting) == "arrays") return Payload::PairArrays;
-  if (std::string(setting) == "records") return Payload::PairRecords;
-  throw Error(ErrorKind::InvalidArgument,
-              std::string("RSW_ONESWEEP_LAYOUT=") + setting + " (arrays, records)");
-}
-
-// RSW_ONESWEEP_TUNING=256x20/3 forces a tuning and skips the calibration (for profiling).
-std::optional<std::size_t> forced_tuning() {
-  const char* setting = std::getenv("RSW_ONESWEEP_TUNING");
-  if (setting == nullptr) return std::nullopt;
-  for (std::size_t index = 0; index < kTunings.size(); ++index) {
-    if (kTunings[index].name() == setting) return index;
-  }
-  throw Error(ErrorKind::InvalidArgument,
-              std::string("RSW_ONESWEEP_TUNING=") + setting + " names no tuning");
-}
-
-/// How a sort's three kernels are launched. Graph: one graph of kernel nodes. Stream: plain
-/// launches on the stream.
-enum class LaunchMode { Stream, Graph };
-
-// RSW_ONESWEEP_LAUNCH=stream|graph overrides the default (for measurements).
-LaunchMode launch_mode() {
-  const char* setting = std::getenv("RSW_ONESWEEP_LAUNCH");
-  if (setting == nullptr || std::string(setting) == "graph") return LaunchMode::Graph;
-  if (std::string(setting) == "stream") return LaunchMode::Stream;
-  throw Error(ErrorKind::InvalidArgument,
-              std::string("RSW_ONESWEEP_LAUNCH=") + setting + " (stream, graph)");
+  const PairLayout layout = forced.value_or(
+      count >= policy::kOnesweepRecordsKeys ? PairLayout::Records : PairLayout::Arrays);
+  return layout == PairLayout::Records ? Payload::PairRecords : Payload::PairArrays;
 }
 
 using CountKernel = void (*)(const Problem*, Control*);
 
 /// The upfront histogram kernels of one CountShape, for 1 to 4 passes.
 struct Histogram {
-  const char* name;
   int threads;
   int blocks_per_multiprocessor;
   std::uint32_t chunk;
@@ -192,9 +122,8 @@ struct Histogram {
 };
 
 template <class Shape, std::size_t... kPasses>
-constexpr Histogram make_histogram(const char* name, std::index_sequence<kPasses...>) {
-  return {name,
-          Shape::kThreads,
+constexpr Histogram make_histogram(std::index_sequence<kPasses...>) {
+  return {Shape::kThreads,
           Shape::kBlocksPerMultiprocessor,
           Shape::kChunk,
           {count_digits<Shape, kPasses + 1>...},
@@ -202,28 +131,20 @@ constexpr Histogram make_histogram(const char* name, std::index_sequence<kPasses
           {static_cast<unsigned int>(Shape::shared_bytes(kPasses + 1))...}};
 }
 
-// From kByLaneKeys keys on, a column a lane (CountByLane). H200, ms, against a counter a digit:
-// 2^26 keys 1.4875 -> 1.4517, 2^28 5.7492 -> 5.5827. Once a counter's address took one
-// shift-add (count_at), the lane kernel's read of 2^24 keys took 33.4 us against 44.4 (Nsight
-// Compute) while a counter a digit stayed bank-bound at 51 us, and the lanes won from 2^21
-// keys, ms, digit / lane: 2^21 keys 0.0815 / 0.0798, pairs 0.0950 / 0.0934; 2^24 keys 0.3583 /
-// 0.3478, pairs 0.5135 / 0.5079; sorted 2^24 keys 0.0289 / 0.0311 (2^20: the same; below, the
-// 1024-thread blocks' start and end cost more: 2^18 keys 0.0440 / 0.0462).
+/// Indexed by HistogramKind.
 const std::array<Histogram, 2> kHistograms = {
-    make_histogram<CountByDigit>("digit", std::make_index_sequence<kMaxPasses>{}),
-    make_histogram<CountByLane>("lane", std::make_index_sequence<kMaxPasses>{}),
+    make_histogram<CountByDigit>(std::make_index_sequence<kMaxPasses>{}),
+    make_histogram<CountByLane>(std::make_index_sequence<kMaxPasses>{}),
 };
-constexpr std::uint32_t kByLaneKeys = 1u << 21;
 
-// RSW_ONESWEEP_HISTOGRAM=digit or lane forces a histogram kernel (for tests and profiling).
-std::size_t histogram_for(std::uint32_t count) {
-  const char* setting = std::getenv("RSW_ONESWEEP_HISTOGRAM");
-  if (setting == nullptr) return count >= kByLaneKeys ? 1 : 0;
-  for (std::size_t index = 0; index < kHistograms.size(); ++index) {
-    if (std::string(setting) == kHistograms[index].name) return index;
-  }
-  throw Error(ErrorKind::InvalidArgument,
-              std::string("RSW_ONESWEEP_HISTOGRAM=") + setting + " (digit, lane)");
+// The histogram kernel for `count` keys, unless an override says.
+HistogramKind histogram_for(std::uint32_t count, std::optional<HistogramKind> forced) {
+  return forced.value_or(count >= policy::kOnesweepByLaneKeys ? HistogramKind::ByLane
+                                                              : HistogramKind::ByDigit);
+}
+
+const Histogram& histogram_of(HistogramKind kind) {
+  return kHistograms[static_cast<std::size_t>(kind)];
 }
 
 /// What a graph is built for; pointers and sizes are read from device memory, so one graph
@@ -232,7 +153,7 @@ struct GraphShape {
   std::size_t tuning;
   Payload payload;
   std::uint32_t pass_blocks;  // persistent blocks of a pass: at most what is resident
-  std::size_t histogram;
+  HistogramKind histogram;
   unsigned int count_blocks;
   int num_passes;
   bool operator==(const GraphShape&) const = default;
@@ -241,7 +162,10 @@ struct GraphShape {
 // [SECTION] OnesweepSorter
 class OnesweepSorter final : public GpuSorter {
  public:
-  OnesweepSorter() {
+  OnesweepSorter()
+      : overrides_(DeveloperOverrides::from_environment()),
+        forced_tuning_(
+            tuning_named(overrides_.onesweep_tuning, tuning_names(), "RSW_ONESWEEP_TUNING")) {
     resolve_backend(Backend::Cuda);
     RSW_CUDA_CHECK(cudaGetDevice(&device_), "reading the current device");
     RSW_CUDA_CHECK(
@@ -274,13 +198,14 @@ class OnesweepSorter final : public GpuSorter {
     const bool single_tile = request.count <= kSingleTileKeys;
     // A calibration's sorts move what the sort that calibrates will.
     const Payload payload =
-        calibrating_ ? calibrating_->payload : payload_for(with_values, request.count);
+        calibrating_ ? calibrating_->payload
+                     : payload_for(with_values, request.count, overrides_.onesweep_layout);
     // Before anything else: the first sort of a kind calibrates, which runs sorts itself.
     std::size_t tuning_index = kDefaultTuning;
     if (calibrating_) {
       tuning_index = calibrating_->tuning;
-    } else if (const std::optional<std::size_t> forced = forced_tuning()) {
-      tuning_index = *forced;
+    } else if (forced_tuning_) {
+      tuning_index = *forced_tuning_;
     } else if (!trivial && !single_tile) {
       tuning_index = tuning_for(payload, request.count, request.stream);
     }
@@ -328,15 +253,14 @@ class OnesweepSorter final : public GpuSorter {
           problem_.data(), control_.data(), report_.kernel_words());
       RSW_CUDA_CHECK_LAUNCH("launching the single-tile Onesweep sort");
     } else {
-      const LaunchMode mode = launch_mode();
-      const std::size_t histogram = histogram_for(count);
+      const HistogramKind histogram = histogram_for(count, overrides_.onesweep_histogram);
       const GraphShape shape{tuning_index,
                              payload,
                              std::min(num_tiles, resident_blocks(tuning, payload)),
                              histogram,
-                             count_blocks(count, kHistograms[histogram]),
+                             count_blocks(count, histogram_of(histogram)),
                              passes_total};
-      if (mode == LaunchMode::Graph) {
+      if (overrides_.launch == LaunchMode::Graph) {
         const cudaGraphExec_t graph =
             graphs_.get(shape, [this](const GraphShape& wanted) { return build_graph(wanted); });
         RSW_CUDA_CHECK(cudaGraphLaunch(graph, request.stream),
@@ -428,7 +352,7 @@ class OnesweepSorter final : public GpuSorter {
 
   void launch_on_stream(const GraphShape& shape, StreamHandle stream) {
     const Tuning& tuning = kTunings[shape.tuning];
-    const Histogram& histogram = kHistograms[shape.histogram];
+    const Histogram& histogram = histogram_of(shape.histogram);
     const unsigned int count_shared = histogram.shared_bytes(shape.num_passes);
     histogram.count(
         shape.num_passes)<<<shape.count_blocks, histogram.threads, count_shared, stream>>>(
@@ -468,7 +392,7 @@ class OnesweepSorter final : public GpuSorter {
     const Tuning& tuning = kTunings[shape.tuning];
     Problem* problem = problem_.data();
     Control* control = control_.data();
-    const Histogram& histogram = kHistograms[shape.histogram];
+    const Histogram& histogram = histogram_of(shape.histogram);
     const unsigned int count_shared = histogram.shared_bytes(shape.num_passes);
     Graph graph;
     cudaGraphNode_t previous =
@@ -484,10 +408,10 @@ class OnesweepSorter final : public GpuSorter {
   }
 
   // The tuning for sorts of `count` keys moving `payload` on this device, calibrated on first
-  // use for the count's size class (calibration_keys_for), with that payload.
+  // use for the count's size class (policy::onesweep_calibration_keys), with that payload.
   std::size_t tuning_for(Payload payload, std::size_t count, StreamHandle stream) {
     static CalibrationTable calibrated;
-    const std::size_t calibration_keys = calibration_keys_for(count);
+    const std::size_t calibration_keys = policy::onesweep_calibration_keys(count);
     return calibrated.tuning(device_, static_cast<int>(payload), calibration_keys,
                              [&] { return calibrate(payload, calibration_keys, stream); });
   }
@@ -510,6 +434,15 @@ class OnesweepSorter final : public GpuSorter {
     return best;
   }
 
+  static std::vector<std::string> tuning_names() {
+    std::vector<std::string> names;
+    for (const Tuning& tuning : kTunings)
+      names.push_back(tuning.name());
+    return names;
+  }
+
+  DeveloperOverrides overrides_;
+  std::optional<std::size_t> forced_tuning_;  // RSW_ONESWEEP_TUNING
   int device_ = 0;
   int multiprocessors_ = 0;
   DeviceBuffer<Problem> problem_;
