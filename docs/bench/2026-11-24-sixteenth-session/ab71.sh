@@ -1,7 +1,0 @@
-#!/usr/bin/env bash
-set -o pipefail
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-start=$(date +%s)
-timeout 540 scripts/bench-ab --rounds 2 .devrun/S.tar -- sort --n 4M,16M --dist uniform,narrow16 --algo onesweep,cub --mode keys,pairs --reps 20 -- sort --n 64M --dist uniform --algo onesweep,cub --mode keys,pairs --reps 10 -- sort --n 256M --dist uniform --algo onesweep,cub --mode keys,pairs --reps 4 > $OUT/ab71.log 2>&1
-echo "ab rc=$? at $(( $(date +%s) - start )) s"
-grep -E "^\| " $OUT/ab71.log | grep -v "| cub |" | head -40
