@@ -294,7 +294,7 @@ struct PassAgent {
       if (tile != 0) {
         // Predecessors read a round trip: keys-only passes four, key-value passes that move
         // records two, arrays one. A walk is many tiles long in a busy pass, yet wider windows
-        // lose: their loads slow the tiles' own (a trace, PERFORMANCE.md).
+        // lose: their loads slow the tiles' own (a trace, docs/history/sort.md).
         constexpr int kWindow = kWithValues ? (kRecords ? 2 : 1) : 4;
         before = look_back<kWindow>(table, sequence_base, tile, digit);
         publish(entry, make_entry(before + tile_count, kFlagInclusive, sequence));
