@@ -212,6 +212,15 @@ class CalibratingAs {
   std::optional<T>& slot_;
 };
 
+/// The names of `tunings` (each has name()), in order: what a developer override names.
+template <class Tunings>
+std::vector<std::string> tuning_names(const Tunings& tunings) {
+  std::vector<std::string> names;
+  for (const auto& tuning : tunings)
+    names.push_back(tuning.name());
+  return names;
+}
+
 using policy::kCalibrationKeys;
 using policy::kCalibrationRuns;
 

@@ -83,8 +83,8 @@ class FourWaySorter final : public GpuSorter {
  public:
   FourWaySorter()
       : overrides_(DeveloperOverrides::from_environment()),
-        forced_tuning_(
-            tuning_named(overrides_.four_way_tuning, tuning_names(), "RSW_FOUR_WAY_TUNING")) {
+        forced_tuning_(tuning_named(overrides_.four_way_tuning, tuning_names(kTunings),
+                                    "RSW_FOUR_WAY_TUNING")) {
     resolve_backend(Backend::Cuda);
     RSW_CUDA_CHECK(cudaGetDevice(&device_), "reading the current device");
     RSW_CUDA_CHECK(
@@ -277,13 +277,6 @@ class FourWaySorter final : public GpuSorter {
           return read_stats().milliseconds;
         });
     return best;
-  }
-
-  static std::vector<std::string> tuning_names() {
-    std::vector<std::string> names;
-    for (const Tuning& tuning : kTunings)
-      names.push_back(tuning.name());
-    return names;
   }
 
   DeveloperOverrides overrides_;

@@ -164,8 +164,8 @@ class OnesweepSorter final : public GpuSorter {
  public:
   OnesweepSorter()
       : overrides_(DeveloperOverrides::from_environment()),
-        forced_tuning_(
-            tuning_named(overrides_.onesweep_tuning, tuning_names(), "RSW_ONESWEEP_TUNING")) {
+        forced_tuning_(tuning_named(overrides_.onesweep_tuning, tuning_names(kTunings),
+                                    "RSW_ONESWEEP_TUNING")) {
     resolve_backend(Backend::Cuda);
     RSW_CUDA_CHECK(cudaGetDevice(&device_), "reading the current device");
     RSW_CUDA_CHECK(
@@ -432,13 +432,6 @@ class OnesweepSorter final : public GpuSorter {
     synchronize(stream);
     alternate_ = {};
     return best;
-  }
-
-  static std::vector<std::string> tuning_names() {
-    std::vector<std::string> names;
-    for (const Tuning& tuning : kTunings)
-      names.push_back(tuning.name());
-    return names;
   }
 
   DeveloperOverrides overrides_;
