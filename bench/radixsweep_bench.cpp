@@ -20,6 +20,7 @@
 #include "rsw/engine/error.hpp"
 #include "soak_bench.hpp"
 #include "sort_bench.hpp"
+#include "world_bench.hpp"
 #if RSW_BENCH_RENDER
 #include "render_bench.hpp"
 #endif
@@ -200,6 +201,44 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
 
+  CLI::App* world = app.add_subcommand(
+      "world", "World steps (move, step, events) beside BroadPhase frames of the same boxes");
+  world->fallthrough();
+  std::vector<std::string> world_sizes = {"100K"};
+  rsw::bench::WorldBenchOptions world_options{.backends = {"cpu"}};
+  if (has_device) world_options.backends = {"cuda"};
+  world->add_option("--n", world_sizes, "Proxies (100K, 1M; comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  world
+      ->add_option("--static", world_options.static_shares,
+                   "Shares of the proxies that are static (0.9, 0; comma list)")
+      ->delimiter(',')
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  world->add_option("--backend", world_options.backends, "cpu, cuda (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  world->add_option("--pairs-per-box", world_options.pairs_per_box, "Density of the scene")
+      ->check(rsw::cli::finite_range(0.01, 1e4))
+      ->capture_default_str();
+  world
+      ->add_option("--motion", world_options.motion,
+                   "Per-step jitter of the moving proxies, in box sizes")
+      ->check(rsw::cli::finite_range(0, 100))
+      ->capture_default_str();
+  world->add_option("--frames", world_options.frames, "Timed steps")
+      ->check(runs_range(1))
+      ->capture_default_str();
+  world->add_option("--warmup", world_options.warmup, "Untimed steps before them")
+      ->check(runs_range(0))
+      ->capture_default_str();
+  std::string world_stage_times = "off";
+  world->add_option("--stage-times", world_stage_times, "on, off: time each stage of a step")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+
   CLI::App* soak = app.add_subcommand(
       "soak", "Many broad-phase frames, some clustered: pairs checked, memory held flat");
   soak->fallthrough();
@@ -282,6 +321,10 @@ int main(int argc, char** argv) {
       if (!broadphase_options.pairs_file.empty())
         rsw::cli::check_writable(broadphase_options.pairs_file, "--pairs-out");
     }
+    if (world->parsed()) {
+      world_options.sizes = parse_sizes(world_sizes, "--n", kMostBoxes, "proxies");
+      world_options.stage_times = world_stage_times == "on";
+    }
     if (soak->parsed()) {
       soak_options.boxes = parse_sizes({soak_size}, "--n", kMostBoxes, "boxes").front();
     }
@@ -296,6 +339,7 @@ int main(int argc, char** argv) {
     if (copy->parsed()) run_copy_bench(copy_options, report);
     if (sort->parsed()) run_sort_bench(sort_options, report);
     if (broadphase->parsed()) run_broadphase_bench(broadphase_options, report);
+    if (world->parsed()) run_world_bench(world_options, report);
     if (soak->parsed()) run_soak_bench(soak_options, report);
 #if RSW_BENCH_RENDER
     if (render->parsed()) run_render_bench(render_options, report);

@@ -1,15 +1,20 @@
 // Bouncing boxes: a few hundred boxes fly around a room, and each frame the broad phase says
-// which of them overlap. The smallest complete use of RadixSweep::physics from a game: build
-// the boxes, update(), find_pairs(). Exits with status 1 if a frame's pairs differ from a
+// which of them overlap. Two uses of RadixSweep::physics from a game: a BroadPhase (all boxes
+// in, all pairs out: update(), find_pairs()), and a World that keeps the boxes as moving
+// proxies and the room's six walls as static ones, and prints the contacts that begin and end
+// each frame (events()). Exits with status 1 if a frame's pairs or contacts differ from a
 // brute-force check (the library's own oracle backend). Built with RadixSweep::render, it
 // also draws the last frame into bouncing-boxes.png (overlapping boxes in red).
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <iterator>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <rsw/physics/broad_phase.hpp>
+#include <rsw/physics/world.hpp>
 
 #if GAME_HAS_RENDERER
 #include <rsw/engine/error.hpp>
@@ -22,6 +27,9 @@ namespace {
 using rsw::physics::Aabb;
 using rsw::physics::BroadPhase;
 using rsw::physics::Pair;
+using rsw::physics::ProxyId;
+using rsw::physics::ProxyPair;
+using rsw::physics::World;
 
 constexpr int kBoxes = 300;
 constexpr int kFrames = 10;
@@ -37,6 +45,55 @@ struct Body {
 Aabb box_of(const Body& body) {
   const float* p = body.position;
   return {{p[0], p[1], p[2]}, {p[0] + body.size, p[1] + body.size, p[2] + body.size}};
+}
+
+// The room's walls, 1 thick, just outside [0, kRoom): a box that bounces touches one.
+constexpr int kWalls = 6;
+const char* const kWallNames[kWalls] = {"floor",     "ceiling",    "west wall",
+                                        "east wall", "north wall", "south wall"};
+Aabb wall(int w) {
+  const float low = -1;
+  const float high = kRoom + 1;
+  switch (w) {
+    case 0: return {{low, low, low}, {high, 0, high}};
+    case 1: return {{low, kRoom, low}, {high, high, high}};
+    case 2: return {{low, low, low}, {0, high, high}};
+    case 3: return {{kRoom, low, low}, {high, high, high}};
+    case 4: return {{low, low, low}, {high, high, 0}};
+    default: return {{low, low, kRoom}, {high, high, high}};
+  }
+}
+
+// A proxy's user value: its body's index, or kRoomWall + the wall's.
+constexpr std::uint64_t kRoomWall = 1000000;
+
+std::string name_of(std::uint64_t user) {
+  if (user >= kRoomWall) return kWallNames[user - kRoomWall];
+  return "box " + std::to_string(user);
+}
+
+// Body pairs as the World reports them, by body index, sorted (the walls' pairs left out).
+std::vector<Pair> body_pairs(World& world, std::span<const ProxyPair> pairs) {
+  std::vector<Pair> out;
+  for (const ProxyPair& p : pairs) {
+    const std::uint64_t a = world.user(p.a);
+    const std::uint64_t b = world.user(p.b);
+    if (a >= kRoomWall || b >= kRoomWall) continue;
+    out.push_back(
+        {static_cast<std::uint32_t>(std::min(a, b)), static_cast<std::uint32_t>(std::max(a, b))});
+  }
+  std::ranges::sort(out);
+  return out;
+}
+
+// Prints up to six contacts of a frame's events.
+void print_contacts(World& world, const char* what, std::span<const ProxyPair> pairs) {
+  std::printf("  %s %zu:", what, pairs.size());
+  for (std::size_t k = 0; k < pairs.size() && k < 6; ++k) {
+    std::printf(" %s/%s%s", name_of(world.user(pairs[k].a)).c_str(),
+                name_of(world.user(pairs[k].b)).c_str(), k + 1 < pairs.size() ? "," : "");
+  }
+  std::printf("%s\n", pairs.size() > 6 ? " ..." : "");
 }
 
 // Moves every body one step, bouncing off the walls.
@@ -110,6 +167,19 @@ int main() try {
   BroadPhase broad_phase({.backend = rsw::Backend::Auto, .sorted_pairs = true});
   BroadPhase brute_force({.backend = rsw::Backend::Cpu, .brute_force = true, .sorted_pairs = true});
   std::vector<Aabb> boxes(kBoxes);
+
+  // The same bodies in a World, each proxy's user value its index; the walls static.
+  World world({.backend = rsw::Backend::Auto});
+  for (int w = 0; w < kWalls; ++w) {
+    world.create(wall(w), {.motion = rsw::physics::Motion::Static, .user = kRoomWall + w});
+  }
+  std::vector<ProxyId> proxies(kBoxes);
+  for (int i = 0; i < kBoxes; ++i) {
+    proxies[i] = world.create(box_of(bodies[i]), {.user = static_cast<std::uint64_t>(i)});
+  }
+  world.step();
+  std::vector<Pair> last_pairs = body_pairs(world, world.pairs());
+
   for (int frame = 0; frame < kFrames; ++frame) {
     move(bodies);
     for (int i = 0; i < kBoxes; ++i)
@@ -131,6 +201,24 @@ int main() try {
                   expected.size());
       return 1;
     }
+
+    world.move(proxies, boxes);
+    world.step();
+    const rsw::physics::WorldEvents events = world.events();
+    print_contacts(world, "begin", events.found);
+    print_contacts(world, "end", events.lost);
+    // The World's body pairs are the broad phase's, and its events their difference.
+    const std::vector<Pair> now(expected.begin(), expected.end());
+    std::vector<Pair> begun;
+    std::vector<Pair> ended;
+    std::ranges::set_difference(now, last_pairs, std::back_inserter(begun));
+    std::ranges::set_difference(last_pairs, now, std::back_inserter(ended));
+    if (body_pairs(world, world.pairs()) != now || body_pairs(world, events.found) != begun ||
+        body_pairs(world, events.lost) != ended) {
+      std::printf("frame %d: the world's pairs or contacts differ from brute force\n", frame);
+      return 1;
+    }
+    last_pairs = now;
   }
   std::printf("all %d frames agree with brute force\n", kFrames);
 #if GAME_HAS_RENDERER

@@ -1,0 +1,792 @@
+// The CUDA backend of World. The boxes live on the device by slot; the host sends only what it
+// changed (the boxes it wrote, the table when proxies came or went). A step:
+//
+//   [statics changed: summary (CUB reduce) -> plan on the host -> count listings -> scan ->
+//    write keys -> sort (CUB) -> gather listings -> cell starts]
+//   gather_moving -> count_static_pairs -> scan  \  one wait, inside the
+//   moving boxes' BroadPhase frame (the CUDA sweep)  /  sweep's
+//   write_static_pairs + pack_moving_pairs -> sort the pair keys (CUB) -> unpack
+//   -> the difference with the last step's pairs (pair_events.cu) -> the wait for its counts
+//
+// Pair keys hold the two slots in 2 * bits(slots) bits, so the sort of a step's pairs reads
+// only the bits that differ.
+#include <cuda_runtime.h>
+
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <algorithm>
+#include <bit>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <optional>
+#include <string>
+
+#include "../../broad_phase/host_boxes.hpp"
+#include "../../broad_phase/sweep_backend.hpp"
+#include "../pair_events.hpp"
+#include "../static_cells.hpp"
+#include "../world_backend.hpp"
+#include "rsw/engine/cuda_check.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
+#include "rsw/engine/profiler.hpp"
+#include "rsw/engine/stream.hpp"
+
+namespace rsw::physics::detail {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr std::uint32_t kNone = 0xFFFFFFFFu;
+
+unsigned int blocks_for(std::size_t count) {
+  return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
+}
+
+static_assert(sizeof(Aabb) == 24 && sizeof(ProxyId) == 8 && sizeof(ProxyPair) == 16,
+              "records as the kernels read them");
+static_assert(sizeof(SlotState) == 1, "slot states are bytes");
+
+/// What device-array calls and the moving gather leave for the host to read at a step.
+struct Pending {
+  std::uint32_t first_stale;    ///< the first id of a device move that named no live proxy
+  std::uint32_t statics_moved;  ///< a device move gave a static proxy a new box
+  std::uint32_t first_invalid;  ///< the first moving proxy (its place in the list) with an
+                                ///< invalid box
+  std::uint32_t unused;
+  unsigned long long static_pairs;  ///< (moving, static) pairs counted this step
+  unsigned long long candidates;    ///< tested by the static look-up
+
+  static Pending none() { return {kNone, 0, kNone, 0, 0, 0}; }
+};
+
+__global__ void clear_pending(Pending* pending) {
+  *pending = {kNone, 0, kNone, 0, 0, 0};
+}
+
+__device__ inline void load(const Aabb& box, float (&low)[3], float (&high)[3]) {
+  low[0] = box.min.x;
+  low[1] = box.min.y;
+  low[2] = box.min.z;
+  high[0] = box.max.x;
+  high[1] = box.max.y;
+  high[2] = box.max.z;
+}
+
+__global__ void scatter_boxes(const std::uint32_t* slots, const Aabb* boxes, std::size_t count,
+                              Aabb* by_slot) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i < count) by_slot[slots[i]] = boxes[i];
+}
+
+__global__ void move_by_id(const ProxyId* ids, const Aabb* boxes, std::size_t count,
+                           const std::uint32_t* generations, const SlotState* states,
+                           std::size_t slots, Aabb* by_slot, Pending* pending) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= count) return;
+  const ProxyId id = ids[i];
+  const bool live = id.index < slots && states[id.index] != SlotState::Free &&
+                    generations[id.index] == id.generation;
+  if (!live) {
+    atomicMin(&pending->first_stale, static_cast<std::uint32_t>(i));
+    return;
+  }
+  by_slot[id.index] = boxes[i];
+  if (states[id.index] == SlotState::Static) pending->statics_moved = 1;
+}
+
+/// The summary of one static proxy's box, for the reduction.
+struct StaticSummary {
+  const std::uint32_t* statics;
+  const Aabb* boxes;
+  const std::uint32_t* categories;
+  __device__ BoxSummary operator()(std::uint32_t i) const {
+    BoxSummary summary = BoxSummary::empty();
+    const std::uint32_t slot = statics[i];
+    float low[3];
+    float high[3];
+    load(boxes[slot], low, high);
+    if (!box_is_valid(low, high)) {
+      summary.invalid = 1;
+      summary.first_invalid = i;
+    } else if (categories[slot] != 0) {
+      summary.add(low, high);
+    }
+    return summary;
+  }
+};
+
+struct MergeSummaries {
+  __device__ BoxSummary operator()(BoxSummary a, const BoxSummary& b) const {
+    a.merge(b);
+    return a;
+  }
+};
+
+/// Listings of static i: the cells it covers, or 0 when it is invalid or pairs with nothing.
+__device__ inline std::uint32_t static_listings(const StaticCellsView& view, const Aabb& box,
+                                                std::uint32_t category) {
+  float low[3];
+  float high[3];
+  load(box, low, high);
+  if (category == 0 || !box_is_valid(low, high)) return 0;
+  const CellGrid& grid = view.grid;
+  return grid.cells_of(low[grid.axis_u], high[grid.axis_u], low[grid.axis_v], high[grid.axis_v])
+      .size();
+}
+
+__global__ void count_listings(StaticCellsView view, const std::uint32_t* statics,
+                               std::uint32_t count, const Aabb* boxes,
+                               const std::uint32_t* categories, std::uint32_t* counts) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i > count) return;
+  counts[i] = i < count ? static_listings(view, boxes[statics[i]], categories[statics[i]]) : 0;
+}
+
+__global__ void write_listing_keys(StaticCellsView view, int cell_bits,
+                                   const std::uint32_t* statics, std::uint32_t count,
+                                   const Aabb* boxes, const std::uint32_t* categories,
+                                   const unsigned long long* offsets, std::uint64_t* keys,
+                                   std::uint32_t* values) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i >= count) return;
+  const std::uint32_t slot = statics[i];
+  if (static_listings(view, boxes[slot], categories[slot]) == 0) return;
+  float low[3];
+  float high[3];
+  load(boxes[slot], low, high);
+  const StaticListing listing = make_listing(view, low, high, slot);
+  const bool small = is_small_static(listing.min_s, listing.max_s, view.small_extent);
+  const CellGrid& grid = view.grid;
+  const CellRange range = grid.cells_of(listing.min_u, listing.max_u, listing.min_v, listing.max_v);
+  unsigned long long next = offsets[i];
+  for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
+    for (std::uint32_t v = range.v0; v <= range.v1; ++v, ++next) {
+      keys[next] = listing_key(small, grid.cell_id(u, v), cell_bits, listing.min_s);
+      values[next] = slot;
+    }
+  }
+}
+
+__global__ void gather_listings(StaticCellsView view, const std::uint32_t* slots,
+                                std::uint32_t count, const Aabb* boxes, StaticListing* out) {
+  const std::uint32_t j = blockIdx.x * kThreads + threadIdx.x;
+  if (j >= count) return;
+  float low[3];
+  float high[3];
+  load(boxes[slots[j]], low, high);
+  out[j] = make_listing(view, low, high, slots[j]);
+}
+
+__global__ void find_cell_starts(const std::uint64_t* keys, std::uint32_t count,
+                                 std::uint32_t cells, int cell_bits, std::uint32_t* small_start,
+                                 std::uint32_t* long_start) {
+  const std::uint32_t cell = blockIdx.x * kThreads + threadIdx.x;
+  if (cell > cells) return;
+  const auto lower_bound = [&](std::uint64_t key) {
+    std::uint32_t low = 0;
+    std::uint32_t high = count;
+    while (low < high) {
+      const std::uint32_t middle = low + (high - low) / 2;
+      if (keys[middle] < key) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    return low;
+  };
+  small_start[cell] = lower_bound(first_key_of(true, cell, cell_bits));
+  long_start[cell] = lower_bound(first_key_of(false, cell, cell_bits));
+}
+
+/// The moving proxies' boxes as the sweep reads them (six arrays) and their filter bits; the
+/// first invalid one noted.
+struct MovingArrays {
+  float* min[3];
+  float* max[3];
+  std::uint32_t* categories;
+  std::uint32_t* masks;
+};
+
+__global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, const Aabb* boxes,
+                              const std::uint32_t* categories, const std::uint32_t* masks,
+                              MovingArrays out, Pending* pending) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i >= count) return;
+  const std::uint32_t slot = moving[i];
+  float low[3];
+  float high[3];
+  load(boxes[slot], low, high);
+#pragma unroll
+  for (int axis = 0; axis < 3; ++axis) {
+    out.min[axis][i] = low[axis];
+    out.max[axis][i] = high[axis];
+  }
+  out.categories[i] = categories[slot];
+  out.masks[i] = masks[slot];
+  if (!box_is_valid(low, high)) atomicMin(&pending->first_invalid, i);
+}
+
+/// Counts (kWrite false) or writes (kWrite true) the (moving, static) pairs of each moving
+/// proxy, in moving order.
+template <bool kWrite>
+__global__ void __launch_bounds__(kThreads)
+    static_pairs(StaticCellsView view, const std::uint32_t* moving, std::uint32_t count,
+                 const Aabb* boxes, int slot_bits, std::uint32_t* counts,
+                 const unsigned long long* offsets, std::uint64_t* keys, Pending* pending) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  std::uint32_t found = 0;
+  std::uint32_t candidates = 0;
+  if (i < count) {
+    const std::uint32_t slot = moving[i];
+    float low[3];
+    float high[3];
+    load(boxes[slot], low, high);
+    if (box_is_valid(low, high)) {
+      unsigned long long next = kWrite ? offsets[i] : 0;
+      candidates = query_static_cells(view, low, high, view.categories[slot], view.masks[slot],
+                                      [&](std::uint32_t other) {
+                                        if constexpr (kWrite) {
+                                          keys[next++] = pair_key(slot, other, slot_bits);
+                                        }
+                                        ++found;
+                                      });
+    }
+  }
+  if constexpr (!kWrite) {
+    if (i <= count) counts[i] = found;  // counts[count] = 0 ends the scan
+    const std::uint32_t warp_candidates = __reduce_add_sync(0xFFFFFFFFu, candidates);
+    if ((threadIdx.x & 31) == 0 && warp_candidates > 0) {
+      atomicAdd(&pending->candidates, static_cast<unsigned long long>(warp_candidates));
+    }
+  }
+}
+
+__global__ void pack_moving_pairs(const Pair* pairs, std::size_t count, const std::uint32_t* moving,
+                                  int slot_bits, std::uint64_t* keys) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= count) return;
+  const Pair p = pairs[i];
+  keys[i] = pair_key(moving[p.a], moving[p.b], slot_bits);
+}
+
+__global__ void unpack_pairs(const std::uint64_t* keys, std::size_t count, int slot_bits,
+                             Pair* pairs) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i < count) pairs[i] = pair_of_key(keys[i], slot_bits);
+}
+
+__global__ void name_pairs(const Pair* pairs, std::size_t count, const std::uint32_t* generations,
+                           ProxyPair* out) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= count) return;
+  const Pair p = pairs[i];
+  out[i] = {{p.a, generations[p.a]}, {p.b, generations[p.b]}};
+}
+
+struct Widen {
+  __device__ unsigned long long operator()(std::uint32_t value) const { return value; }
+};
+
+class CudaWorld final : public WorldBackend {
+ public:
+  explicit CudaWorld(const ProxyTable& table)
+      : table_(table), sweep_(make_cuda_sweep()), events_(make_device_pair_events()) {
+    const Pending none = Pending::none();
+    pending_.upload(std::span(&none, 1));
+    synchronize(nullptr);
+  }
+
+  void step(const TableChanges& changes, const WorldOptions& options, WorldStats& stats) override {
+    stream_ = options.stream != nullptr ? options.stream : own_stream_.handle();
+    stage_times_ = options.stage_times;
+    const StreamHandle stream = stream_;
+    {
+      auto timer = timed("upload");
+      bring_to_device(changes, stream);
+    }
+    bool statics_moved = false;
+    if (device_moves_) {  // what the device-array moves left
+      host_pending_.copy_small_from_device(pending_.data(), 1, stream);
+      synchronize(stream);
+      device_moves_ = false;
+      const Pending pending = host_pending_[0];
+      reset_pending(stream);
+      if (pending.first_stale != kNone) {
+        throw Error(ErrorKind::InvalidArgument,
+                    "World::move (device arrays): ids[" + std::to_string(pending.first_stale) +
+                        "] names no live proxy of this world (destroyed, or of another world); "
+                        "its box was not written");
+      }
+      statics_moved = pending.statics_moved != 0;
+    }
+    if (changes.statics || statics_moved || !statics_built_) {
+      auto timer = timed("statics");
+      list_statics(options, stream);
+      stats.statics_listed = true;
+    }
+    const Pending pending = sweep_moving(options, stats, stream);
+    const auto moving = static_cast<std::uint32_t>(table_.moving().size());
+    if (pending.first_invalid != kNone && options.invalid_boxes == InvalidBoxes::Reject) {
+      throw invalid_proxy(table_.moving()[pending.first_invalid], stream);
+    }
+    const std::size_t static_pairs = pending.static_pairs;
+    const std::size_t moving_pairs = stats.moving.pairs;
+    const std::size_t count = static_pairs + moving_pairs;
+    const int slot_bits = std::max(1, static_cast<int>(std::bit_width(table_.slots() - 1)));
+    {
+      auto timer = timed("query");
+      keys_.resize_discarding(count);
+      if (static_pairs > 0) {
+        static_pairs_kernel<true>(moving, slot_bits, stream);
+      }
+    }
+    {
+      auto timer = timed("pair_sort");
+      if (moving_pairs > 0) {
+        const DeviceSpan<const Pair> pairs = sweep_->device_pairs();
+        pack_moving_pairs<<<blocks_for(moving_pairs), kThreads, 0, stream>>>(
+            pairs.data, moving_pairs, moving_.data(), slot_bits, keys_.data() + static_pairs);
+        RSW_CUDA_CHECK_LAUNCH("launching pack_moving_pairs");
+      }
+      sorted_keys_.resize_discarding(count);
+      next_.resize_discarding(count);
+      if (count > 0) {
+        std::size_t bytes = 0;
+        RSW_CUDA_CHECK(
+            cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_.data(), sorted_keys_.data(), count,
+                                           0, 2 * slot_bits, stream),
+            "sizing the sort of the pairs");
+        temp_.resize_discarding(std::max(temp_.size(), bytes));
+        RSW_CUDA_CHECK(
+            cub::DeviceRadixSort::SortKeys(temp_.data(), bytes, keys_.data(), sorted_keys_.data(),
+                                           count, 0, 2 * slot_bits, stream),
+            "sorting the pairs");
+        unpack_pairs<<<blocks_for(count), kThreads, 0, stream>>>(sorted_keys_.data(), count,
+                                                                 slot_bits, next_.data());
+        RSW_CUDA_CHECK_LAUNCH("launching unpack_pairs");
+      }
+    }
+    DevicePairEventView events;
+    {
+      auto timer = timed("events");
+      events_->find({pairs_.data(), pair_count_}, {next_.data(), count}, stream);
+    }
+    events = events_->read();
+    // The step stands: its pairs become the last step's.
+    std::swap(pairs_, next_);
+    pair_count_ = count;
+    found_ = events.found;
+    lost_ = events.lost;
+    ready_ = {};
+    profiler_.end_frame();
+    profiler_.flush();
+    stats.upload_ms = last_ms("upload");
+    stats.statics_ms = stats.statics_listed ? last_ms("statics") : 0.0;
+    stats.query_ms = last_ms("query") + last_ms("static_count");
+    stats.pair_sort_ms = last_ms("pair_sort");
+    stats.events_ms = last_ms("events");
+    stats.excluded_proxies = stats.moving.excluded_boxes + static_excluded_;
+    stats.candidates = stats.moving.candidates + pending.candidates;
+    stats.moving_pairs = moving_pairs;
+    stats.static_pairs = static_pairs;
+    stats.pairs = count;
+    stats.found = found_.size;
+    stats.lost = lost_.size;
+  }
+
+  std::span<const Pair> host_pairs(PairSet set) override {
+    const auto index = static_cast<std::size_t>(set);
+    const DeviceSpan<const Pair> pairs = set_of(set);
+    if (!ready_[index].host) {
+      host_[index].resize_discarding(pairs.size);
+      if (pairs.size > 0) {
+        rsw::detail::copy_device_to_host(host_[index].data(), pairs.data, pairs.size_bytes(),
+                                         stream_);
+        synchronize(stream_);
+      }
+      ready_[index].host = true;
+    }
+    return {host_[index].data(), pairs.size};
+  }
+
+  DeviceSpan<const ProxyPair> device_pairs(PairSet set) override {
+    const auto index = static_cast<std::size_t>(set);
+    const DeviceSpan<const Pair> pairs = set_of(set);
+    if (!ready_[index].device) {
+      named_[index].resize_discarding(pairs.size);
+      if (pairs.size > 0) {
+        name_pairs<<<blocks_for(pairs.size), kThreads, 0, stream_>>>(
+            pairs.data, pairs.size, generations_.data(), named_[index].data());
+        RSW_CUDA_CHECK_LAUNCH("launching name_pairs");
+        // On the caller's stream the pairs are ready in its order; on ours, now.
+        if (stream_ == own_stream_.handle()) synchronize(stream_);
+      }
+      ready_[index].device = true;
+    }
+    return {named_[index].data(), pairs.size};
+  }
+
+  void place(std::span<const std::uint32_t> slots, DeviceSpan<const Aabb> boxes,
+             const TableChanges& changes, StreamHandle stream) override {
+    stream = stream != nullptr ? stream : own_stream_.handle();
+    bring_to_device(changes, stream);
+    if (slots.empty()) return;
+    place_slots_.upload(slots, stream);
+    scatter_boxes<<<blocks_for(slots.size()), kThreads, 0, stream>>>(
+        place_slots_.data(), boxes.data, slots.size(), boxes_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching scatter_boxes");
+  }
+
+  void move(DeviceSpan<const ProxyId> ids, DeviceSpan<const Aabb> boxes,
+            const TableChanges& changes, StreamHandle stream) override {
+    stream = stream != nullptr ? stream : own_stream_.handle();
+    bring_to_device(changes, stream);
+    if (ids.size == 0) return;
+    move_by_id<<<blocks_for(ids.size), kThreads, 0, stream>>>(
+        ids.data, boxes.data, ids.size, generations_.data(), states_.data(), table_.slots(),
+        boxes_.data(), pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching move_by_id");
+    device_moves_ = true;
+  }
+
+  bool on_device() const noexcept override { return true; }
+
+ private:
+  struct Ready {
+    bool host = false;
+    bool device = false;
+  };
+
+  DeviceSpan<const Pair> set_of(PairSet set) const {
+    switch (set) {
+      case PairSet::Found: return found_;
+      case PairSet::Lost: return lost_;
+      case PairSet::Pairs: break;
+    }
+    return {pairs_.data(), pair_count_};
+  }
+
+  std::optional<StageProfiler::Scope> timed(std::string_view stage) {
+    if (!stage_times_) return std::nullopt;
+    return profiler_.time(stage, Backend::Cuda, stream_);
+  }
+
+  double last_ms(std::string_view stage) const {
+    const auto stage_stats = profiler_.stats(stage);
+    return stage_times_ && stage_stats && stage_stats->samples > 0 ? stage_stats->last_ms : 0.0;
+  }
+
+  // Pending as between steps, queued on `stream`.
+  void reset_pending(StreamHandle stream) {
+    clear_pending<<<1, 1, 0, stream>>>(pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching clear_pending");
+  }
+
+  // The table's changes since the last step: the per-slot arrays grown (keeping the boxes),
+  // the table uploaded when proxies came or went, and the boxes the host wrote scattered.
+  void bring_to_device(const TableChanges& changes, StreamHandle stream) {
+    const std::size_t slots = table_.slots();
+    if (boxes_.size() < slots) boxes_.resize(slots, stream);
+    if (changes.layout || generations_.size() != slots) {
+      generations_.upload(table_.generations(), stream);
+      categories_.upload(table_.categories(), stream);
+      masks_.upload(table_.masks(), stream);
+      states_.upload(table_.states(), stream);
+      moving_.upload(table_.moving(), stream);
+      statics_.upload(table_.statics(), stream);
+    }
+    if (!changes.moved.empty()) {
+      staged_slots_.resize_discarding(changes.moved.size());
+      staged_boxes_.resize_discarding(changes.moved.size());
+      for (std::size_t i = 0; i < changes.moved.size(); ++i) {
+        staged_slots_[i] = changes.moved[i];
+        staged_boxes_[i] = table_.boxes[changes.moved[i]];
+      }
+      moved_slots_.upload(staged_slots_.span(), stream);
+      moved_boxes_.upload(staged_boxes_.span(), stream);
+      scatter_boxes<<<blocks_for(changes.moved.size()), kThreads, 0, stream>>>(
+          moved_slots_.data(), moved_boxes_.data(), changes.moved.size(), boxes_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching scatter_boxes");
+      // The staging buffers are rewritten by the next call: wait until they are read.
+      synchronize(stream);
+    }
+  }
+
+  // The static proxies' cells, rebuilt: summary and plan, listings counted, written, sorted by
+  // (small or long, cell, min_s), gathered, and each cell's runs found.
+  void list_statics(const WorldOptions& options, StreamHandle stream) {
+    statics_built_ = false;
+    const auto count = static_cast<std::uint32_t>(table_.statics().size());
+    view_ = {};
+    static_excluded_ = 0;
+    if (count == 0) {
+      statics_built_ = true;
+      return;
+    }
+    // The summary, on the host: the plan is made there (statics change rarely).
+    const auto summaries = thrust::make_transform_iterator(
+        thrust::counting_iterator<std::uint32_t>(0),
+        StaticSummary{statics_.data(), boxes_.data(), categories_.data()});
+    summary_.resize_discarding(1);
+    std::size_t bytes = 0;
+    RSW_CUDA_CHECK(cub::DeviceReduce::Reduce(nullptr, bytes, summaries, summary_.data(), count,
+                                             MergeSummaries{}, BoxSummary::empty(), stream),
+                   "sizing the summary of the statics");
+    temp_.resize_discarding(std::max(temp_.size(), bytes));
+    RSW_CUDA_CHECK(cub::DeviceReduce::Reduce(temp_.data(), bytes, summaries, summary_.data(), count,
+                                             MergeSummaries{}, BoxSummary::empty(), stream),
+                   "summarizing the statics");
+    BoxSummary summary;
+    rsw::detail::copy_device_to_host(&summary, summary_.data(), sizeof(summary), stream);
+    synchronize(stream);
+    if (summary.invalid > 0) {
+      if (options.invalid_boxes == InvalidBoxes::Reject) {
+        throw invalid_proxy(table_.statics()[summary.first_invalid], stream);
+      }
+      static_excluded_ = summary.invalid;
+    }
+    if (summary.valid == 0) {
+      statics_built_ = true;
+      return;
+    }
+    StaticCellsView view;
+    view.axis = plan_axis(summary, options.axis);
+    view.grid = plan_grid(summary, view.axis);
+    view.small_extent = small_extent_of(summary, view.axis);
+    view.cells = view.grid.cells();
+    const int cell_bits = std::bit_width(view.cells);
+
+    listing_counts_.resize_discarding(std::size_t{count} + 1);
+    listing_offsets_.resize_discarding(std::size_t{count} + 1);
+    count_listings<<<blocks_for(std::size_t{count} + 1), kThreads, 0, stream>>>(
+        view, statics_.data(), count, boxes_.data(), categories_.data(), listing_counts_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching count_listings");
+    const unsigned long long listings = scan(listing_counts_, listing_offsets_, count, stream);
+    if (listings > std::uint64_t{kNone}) throw too_many_listings(listings);
+    const auto total = static_cast<std::uint32_t>(listings);
+    listing_keys_.resize_discarding(total);
+    listing_slots_.resize_discarding(total);
+    sorted_listing_keys_.resize_discarding(total);
+    sorted_listing_slots_.resize_discarding(total);
+    write_listing_keys<<<blocks_for(count), kThreads, 0, stream>>>(
+        view, cell_bits, statics_.data(), count, boxes_.data(), categories_.data(),
+        listing_offsets_.data(), listing_keys_.data(), listing_slots_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching write_listing_keys");
+    RSW_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(
+            nullptr, bytes, listing_keys_.data(), sorted_listing_keys_.data(),
+            listing_slots_.data(), sorted_listing_slots_.data(), total, 0, 33 + cell_bits, stream),
+        "sizing the sort of the static listings");
+    temp_.resize_discarding(std::max(temp_.size(), bytes));
+    RSW_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(
+            temp_.data(), bytes, listing_keys_.data(), sorted_listing_keys_.data(),
+            listing_slots_.data(), sorted_listing_slots_.data(), total, 0, 33 + cell_bits, stream),
+        "sorting the static listings");
+    listings_.resize_discarding(total);
+    gather_listings<<<blocks_for(total), kThreads, 0, stream>>>(
+        view, sorted_listing_slots_.data(), total, boxes_.data(), listings_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
+    small_start_.resize_discarding(std::size_t{view.cells} + 1);
+    long_start_.resize_discarding(std::size_t{view.cells} + 1);
+    find_cell_starts<<<blocks_for(std::size_t{view.cells} + 1), kThreads, 0, stream>>>(
+        sorted_listing_keys_.data(), total, view.cells, cell_bits, small_start_.data(),
+        long_start_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching find_cell_starts");
+    view.small_start = small_start_.data();
+    view.long_start = long_start_.data();
+    view.listings = listings_.data();
+    view_ = view;
+    statics_built_ = true;
+  }
+
+  // Exclusive scan of counts[0, items] (counts[items] = 0) into offsets, in 64 bits; returns
+  // the total (waiting for the stream).
+  unsigned long long scan(const DeviceBuffer<std::uint32_t>& counts,
+                          DeviceBuffer<unsigned long long>& offsets, std::uint32_t items,
+                          StreamHandle stream) {
+    enqueue_scan(counts, offsets, items, stream);
+    unsigned long long total = 0;
+    rsw::detail::copy_device_to_host(&total, offsets.data() + items, sizeof(total), stream);
+    synchronize(stream);
+    return total;
+  }
+
+  void enqueue_scan(const DeviceBuffer<std::uint32_t>& counts,
+                    DeviceBuffer<unsigned long long>& offsets, std::uint32_t items,
+                    StreamHandle stream) {
+    const auto wide = thrust::make_transform_iterator(counts.data(), Widen{});
+    std::size_t bytes = 0;
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, wide, offsets.data(),
+                                                 std::size_t{items} + 1, stream),
+                   "sizing a count scan");
+    temp_.resize_discarding(std::max(temp_.size(), bytes));
+    RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, wide, offsets.data(),
+                                                 std::size_t{items} + 1, stream),
+                   "scanning counts");
+  }
+
+  StaticCellsView query_view() {
+    StaticCellsView view = view_;
+    view.categories = categories_.data();
+    view.masks = masks_.data();
+    return view;
+  }
+
+  void static_pairs_kernel_count(std::uint32_t moving, StreamHandle stream) {
+    static_pairs<false><<<blocks_for(std::size_t{moving} + 1), kThreads, 0, stream>>>(
+        query_view(), moving_.data(), moving, boxes_.data(), 0, static_counts_.data(), nullptr,
+        nullptr, pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching static_pairs (count)");
+  }
+
+  template <bool kWrite>
+  void static_pairs_kernel(std::uint32_t moving, int slot_bits, StreamHandle stream) {
+    static_pairs<kWrite><<<blocks_for(moving), kThreads, 0, stream>>>(
+        query_view(), moving_.data(), moving, boxes_.data(), slot_bits, nullptr,
+        static_offsets_.data(), keys_.data(), pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching static_pairs (write)");
+  }
+
+  // The moving proxies gathered, their (moving, static) pairs counted and scanned, and their
+  // frame swept; one wait (the sweep's) brings back the frame and what Pending holds.
+  Pending sweep_moving(const WorldOptions& options, WorldStats& stats, StreamHandle stream) {
+    const auto count = static_cast<std::uint32_t>(table_.moving().size());
+    for (auto& array : moving_arrays_)
+      array.resize_discarding(count);
+    moving_categories_.resize_discarding(count);
+    moving_masks_.resize_discarding(count);
+    {
+      auto timer = timed("static_count");
+      if (count > 0) {
+        gather_moving<<<blocks_for(count), kThreads, 0, stream>>>(
+            moving_.data(), count, boxes_.data(), categories_.data(), masks_.data(),
+            {{moving_arrays_[0].data(), moving_arrays_[1].data(), moving_arrays_[2].data()},
+             {moving_arrays_[3].data(), moving_arrays_[4].data(), moving_arrays_[5].data()},
+             moving_categories_.data(),
+             moving_masks_.data()},
+            pending_.data());
+        RSW_CUDA_CHECK_LAUNCH("launching gather_moving");
+      }
+      static_counts_.resize_discarding(std::size_t{count} + 1);
+      static_offsets_.resize_discarding(std::size_t{count} + 1);
+      if (view_.cells > 0) {
+        static_pairs_kernel_count(count, stream);
+        enqueue_scan(static_counts_, static_offsets_, count, stream);
+        rsw::detail::copy_device_to_device(&pending_.data()->static_pairs,
+                                           static_offsets_.data() + count,
+                                           sizeof(unsigned long long), stream);
+      }
+      host_pending_.copy_small_from_device(pending_.data(), 1, stream);
+    }
+    BoxSource source;
+    source.form = BoxSource::Form::Device;
+    source.count = count;
+    source.device = {moving_arrays_[0].span(), moving_arrays_[1].span(), moving_arrays_[2].span(),
+                     moving_arrays_[3].span(), moving_arrays_[4].span(), moving_arrays_[5].span()};
+    source.device_filter = {moving_categories_.span(), moving_masks_.span()};
+    source.stream = stream;
+    try {
+      sweep_->run(source,
+                  {.axis = options.axis,
+                   .mode = SweepMode::Cells,
+                   .invalid_boxes = InvalidBoxes::Exclude,  // Reject: named by the step
+                   .sort = sort_for_backend(options.sort, Backend::Cuda),
+                   .sorted_pairs = false,
+                   .stage_times = options.stage_times,
+                   .stream = stream},
+                  stats.moving);
+    } catch (...) {
+      sweep_ = make_cuda_sweep();  // its carried state may be half-written
+      reset_pending(stream);
+      throw;
+    }
+    stats.moving.backend = Backend::Cuda;
+    stats.moving_ms =
+        stats.moving.keys_ms + stats.moving.sort_ms + stats.moving.list_ms + stats.moving.sweep_ms;
+    synchronize(stream);  // the sweep waited already; this is free
+    const Pending pending = host_pending_[0];
+    reset_pending(stream);
+    return pending;
+  }
+
+  // "World::step: proxy 7 has ..." from its box on the device.
+  Error invalid_proxy(std::uint32_t slot, StreamHandle stream) {
+    Aabb box;
+    rsw::detail::copy_device_to_host(&box, boxes_.data() + slot, sizeof(box), stream);
+    synchronize(stream);
+    const float low[3] = {box.min.x, box.min.y, box.min.z};
+    const float high[3] = {box.max.x, box.max.y, box.max.z};
+    std::string message = describe_invalid_box(slot, low, high);
+    message.replace(0, 3, "proxy");
+    return Error(ErrorKind::InvalidArgument, "World::step: " + message + " (generation " +
+                                                 std::to_string(table_.generations()[slot]) + ")");
+  }
+
+  const ProxyTable& table_;
+  Stream own_stream_;
+  StreamHandle stream_ = nullptr;
+  bool stage_times_ = true;
+  StageProfiler profiler_{{.history_frames = 1}};
+  std::unique_ptr<SweepBackend> sweep_;
+  std::unique_ptr<DevicePairEvents> events_;
+  // By slot.
+  DeviceBuffer<Aabb> boxes_;
+  DeviceBuffer<std::uint32_t> generations_;
+  DeviceBuffer<std::uint32_t> categories_;
+  DeviceBuffer<std::uint32_t> masks_;
+  DeviceBuffer<SlotState> states_;
+  DeviceBuffer<std::uint32_t> moving_;   // the table's moving list
+  DeviceBuffer<std::uint32_t> statics_;  // the table's static list
+  // Boxes the host wrote, staged and sent.
+  PinnedBuffer<std::uint32_t> staged_slots_;
+  PinnedBuffer<Aabb> staged_boxes_;
+  DeviceBuffer<std::uint32_t> moved_slots_;
+  DeviceBuffer<Aabb> moved_boxes_;
+  DeviceBuffer<std::uint32_t> place_slots_;
+  bool device_moves_ = false;
+  DeviceBuffer<Pending> pending_;
+  PinnedBuffer<Pending> host_pending_{1};
+  // The static cells.
+  bool statics_built_ = false;
+  std::size_t static_excluded_ = 0;
+  StaticCellsView view_;
+  DeviceBuffer<BoxSummary> summary_;
+  DeviceBuffer<std::uint32_t> listing_counts_;
+  DeviceBuffer<unsigned long long> listing_offsets_;
+  DeviceBuffer<std::uint64_t> listing_keys_;
+  DeviceBuffer<std::uint32_t> listing_slots_;
+  DeviceBuffer<std::uint64_t> sorted_listing_keys_;
+  DeviceBuffer<std::uint32_t> sorted_listing_slots_;
+  DeviceBuffer<StaticListing> listings_;
+  DeviceBuffer<std::uint32_t> small_start_;
+  DeviceBuffer<std::uint32_t> long_start_;
+  // The moving proxies and their pairs.
+  std::array<DeviceBuffer<float>, 6> moving_arrays_;
+  DeviceBuffer<std::uint32_t> moving_categories_;
+  DeviceBuffer<std::uint32_t> moving_masks_;
+  DeviceBuffer<std::uint32_t> static_counts_;
+  DeviceBuffer<unsigned long long> static_offsets_;
+  DeviceBuffer<std::uint64_t> keys_;
+  DeviceBuffer<std::uint64_t> sorted_keys_;
+  DeviceBuffer<std::uint8_t> temp_;
+  // The step's pairs (the last step's once it stands) and events.
+  DeviceBuffer<Pair> pairs_;
+  DeviceBuffer<Pair> next_;
+  std::size_t pair_count_ = 0;
+  DeviceSpan<const Pair> found_;
+  DeviceSpan<const Pair> lost_;
+  std::array<Ready, 3> ready_{};
+  std::array<PinnedBuffer<Pair>, 3> host_;
+  std::array<DeviceBuffer<ProxyPair>, 3> named_;
+};
+
+}  // namespace
+
+std::unique_ptr<WorldBackend> make_cuda_world(const ProxyTable& table) {
+  return std::make_unique<CudaWorld>(table);
+}
+
+}  // namespace rsw::physics::detail

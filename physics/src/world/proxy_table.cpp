@@ -1,0 +1,94 @@
+#include "proxy_table.hpp"
+
+#include <string>
+
+#include "rsw/engine/error.hpp"
+
+namespace rsw::physics::detail {
+namespace {
+
+// A slot's first generation: the world's seed and the slot mixed (splitmix64's finalizer),
+// never 0.
+std::uint32_t first_generation(std::uint32_t seed, std::uint32_t slot) {
+  std::uint64_t z = (std::uint64_t{seed} << 32 | slot) + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  const auto generation = static_cast<std::uint32_t>(z ^ (z >> 31));
+  return generation != 0 ? generation : 1;
+}
+
+}  // namespace
+
+std::uint32_t ProxyTable::allocate(const ProxyOptions& options) {
+  std::uint32_t slot = 0;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+    if (++generations_[slot] == 0) generations_[slot] = 1;
+  } else {
+    if (states_.size() >= 0xFFFFFFFFu) {
+      throw Error(ErrorKind::OutOfMemory, "World::create: 2^32 - 1 proxies, more than ids reach");
+    }
+    slot = static_cast<std::uint32_t>(states_.size());
+    // Every array has room before any is written, so a failed growth leaves them all alike.
+    const std::size_t size = states_.size() + 1;
+    reserve_geometric(boxes, size);
+    reserve_geometric(generations_, size);
+    reserve_geometric(categories_, size);
+    reserve_geometric(masks_, size);
+    reserve_geometric(users_, size);
+    reserve_geometric(states_, size);
+    reserve_geometric(positions_, size);
+    boxes.emplace_back();
+    generations_.push_back(first_generation(seed_, slot));
+    categories_.push_back(0);
+    masks_.push_back(0);
+    users_.push_back(0);
+    states_.push_back(SlotState::Free);
+    positions_.push_back(0);
+  }
+  const SlotState state = options.motion == Motion::Static ? SlotState::Static : SlotState::Moving;
+  std::vector<std::uint32_t>& list = list_of(state);
+  reserve_geometric(list, list.size() + 1);
+  list.push_back(slot);
+  states_[slot] = state;
+  positions_[slot] = static_cast<std::uint32_t>(list.size() - 1);
+  categories_[slot] = options.category;
+  masks_[slot] = options.mask;
+  users_[slot] = options.user;
+  return slot;
+}
+
+void ProxyTable::release(std::uint32_t slot) {
+  std::vector<std::uint32_t>& list = list_of(states_[slot]);
+  const std::uint32_t position = positions_[slot];
+  list[position] = list.back();
+  positions_[list[position]] = position;
+  list.pop_back();
+  states_[slot] = SlotState::Free;
+  categories_[slot] = 0;
+  released_.push_back(slot);
+}
+
+void ProxyTable::stepped() {
+  free_.insert(free_.end(), reported_.begin(), reported_.end());
+  reported_.swap(released_);
+  released_.clear();
+}
+
+bool ProxyTable::contains(ProxyId id) const noexcept {
+  return id.index < states_.size() && states_[id.index] != SlotState::Free &&
+         generations_[id.index] == id.generation;
+}
+
+std::uint32_t ProxyTable::slot_of(ProxyId id, std::string_view what) const {
+  if (!contains(id)) {
+    throw Error(ErrorKind::InvalidArgument,
+                std::string(what) + ": proxy id (index " + std::to_string(id.index) +
+                    ", generation " + std::to_string(id.generation) +
+                    ") names no live proxy of this world (destroyed, or of another world)");
+  }
+  return id.index;
+}
+
+}  // namespace rsw::physics::detail

@@ -1,0 +1,84 @@
+// A world's proxies on the host: one slot each, by index, with its generation, box, filter
+// bits, user value and motion; the moving and static slots as two lists; and the slots freed
+// by destroy(), which wait out two steps before they are reused (the step that reports their
+// pairs lost, and the one whose events name them), so that an id in the events always names
+// what it named at its step.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "rsw/physics/world.hpp"
+
+namespace rsw::physics::detail {
+
+/// Makes room for `size` elements, at least doubling the capacity when it grows (reserve()
+/// alone would grow to the exact size, call after call).
+template <class T>
+void reserve_geometric(std::vector<T>& vector, std::size_t size) {
+  if (vector.capacity() < size) vector.reserve(std::max(size, 2 * vector.capacity()));
+}
+
+/// What a slot holds.
+enum class SlotState : std::uint8_t { Free, Moving, Static };
+
+class ProxyTable {
+ public:
+  /// `seed` spreads the worlds' first generations apart, so that an id of another world is
+  /// rejected (but for a chance of 2^-32 a slot).
+  explicit ProxyTable(std::uint32_t seed) : seed_(seed) {}
+
+  /// A slot for a new proxy, with its options (the box set by the caller).
+  std::uint32_t allocate(const ProxyOptions& options);
+  /// Frees a live proxy's slot (it is reused two steps later).
+  void release(std::uint32_t slot);
+  /// A step ran: the slots it reported lost move one stage closer to reuse.
+  void stepped();
+
+  /// The slot of `id`; throws rsw::Error(InvalidArgument) naming `what` when no live proxy of
+  /// this table has this id.
+  std::uint32_t slot_of(ProxyId id, std::string_view what) const;
+  bool contains(ProxyId id) const noexcept;
+  ProxyId id_of(std::uint32_t slot) const noexcept { return {slot, generations_[slot]}; }
+
+  /// Slots ever used: the size of every per-slot array.
+  std::size_t slots() const noexcept { return states_.size(); }
+  std::size_t live() const noexcept { return moving_.size() + statics_.size(); }
+
+  /// Per slot. A free slot keeps its last generation and has category 0 (it pairs with
+  /// nothing).
+  ///@{
+  std::vector<Aabb> boxes;
+  std::span<const std::uint32_t> generations() const noexcept { return generations_; }
+  std::span<const std::uint32_t> categories() const noexcept { return categories_; }
+  std::span<const std::uint32_t> masks() const noexcept { return masks_; }
+  std::span<const SlotState> states() const noexcept { return states_; }
+  std::uint64_t user(std::uint32_t slot) const noexcept { return users_[slot]; }
+  ///@}
+  /// The live slots by motion, in no particular order.
+  std::span<const std::uint32_t> moving() const noexcept { return moving_; }
+  std::span<const std::uint32_t> statics() const noexcept { return statics_; }
+
+ private:
+  std::vector<std::uint32_t>& list_of(SlotState state) {
+    return state == SlotState::Static ? statics_ : moving_;
+  }
+
+  std::uint32_t seed_;
+  std::vector<std::uint32_t> generations_;
+  std::vector<std::uint32_t> categories_;
+  std::vector<std::uint32_t> masks_;
+  std::vector<std::uint64_t> users_;
+  std::vector<SlotState> states_;
+  std::vector<std::uint32_t> positions_;  // where a live slot stands in its motion's list
+  std::vector<std::uint32_t> moving_;
+  std::vector<std::uint32_t> statics_;
+  std::vector<std::uint32_t> free_;      // reusable now
+  std::vector<std::uint32_t> reported_;  // lost at the last step: reusable after the next
+  std::vector<std::uint32_t> released_;  // destroyed since the last step
+};
+
+}  // namespace rsw::physics::detail

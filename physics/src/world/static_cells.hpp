@@ -1,0 +1,162 @@
+// A world's static proxies, listed once in the cells of a grid planned from them, and the
+// look-up of a moving box in those cells. The CPU and the GPU build the same listing (keys by
+// listing_key(), sorted) and run the same query (query_static_cells), compiled for both.
+//
+// In each cell the listings are sorted by their minimum on the sweep axis s. A moving box m
+// pairs with a static box t of the cell when they overlap on s, u and v and the cell is the
+// pair's home (the one holding the larger of the two minimum corners, as in the sweep). The
+// statics that overlap m on s are those starting inside [m.min_s, m.max_s] (a binary search,
+// then forward), and those starting before m.min_s and reaching it. For the second kind a
+// static of extent at most `small_extent` starts no earlier than m.min_s - small_extent, so a
+// short backward scan finds them; the few longer statics (a ground plane, a wall) are listed
+// apart and each cell's are all tested, up to m.max_s.
+#pragma once
+
+#include <cstdint>
+
+#include "../broad_phase/frame_plan.hpp"
+#include "rsw/engine/host_device.hpp"
+#include "rsw/sort/key_mapping.hpp"
+
+namespace rsw::physics::detail {
+
+/// A static proxy's listing in one cell: 32 bytes, one sector.
+struct alignas(16) StaticListing {
+  float min_u, max_u;
+  float min_v, max_v;
+  float min_s, max_s;  ///< on the sweep axis
+  std::uint32_t slot;  ///< the proxy
+  std::uint32_t unused;
+};
+static_assert(sizeof(StaticListing) == 32, "a listing is one sector");
+
+/// Where the static listings lie and how to read them, on the host or the device.
+struct StaticCellsView {
+  CellGrid grid;
+  int axis = 0;             ///< the sweep axis s
+  float small_extent = 0;   ///< statics with min_s >= max_s - small_extent are "small"
+  std::uint32_t cells = 0;  ///< grid.cells(), or 0 with no statics listed
+  /// Cell c's small listings are listings[small_start[c], small_start[c + 1]), its long ones
+  /// listings[long_start[c], long_start[c + 1]); each run sorted by min_s.
+  const std::uint32_t* small_start = nullptr;
+  const std::uint32_t* long_start = nullptr;
+  const StaticListing* listings = nullptr;
+  /// Filter bits by slot.
+  const std::uint32_t* categories = nullptr;
+  const std::uint32_t* masks = nullptr;
+};
+
+/// Whether a static box is short enough on s for the backward scan. Evaluated in float the way
+/// the scan's bound is, so that the scan finds every small static that reaches the moving box.
+RSW_HOST_DEVICE inline bool is_small_static(float min_s, float max_s, float small_extent) {
+  return min_s >= max_s - small_extent;
+}
+
+/// The sort key of a listing: long statics after every small one, then by cell, then by min_s.
+RSW_HOST_DEVICE inline std::uint64_t listing_key(bool small, std::uint32_t cell, int cell_bits,
+                                                 float min_s) {
+  const std::uint64_t long_bit = small ? 0 : std::uint64_t{1} << (32 + cell_bits);
+  return long_bit | std::uint64_t{cell} << 32 | sort::ordered_key(min_s);
+}
+
+/// The first key of cell c's small (or long) listings: where its run starts in sorted keys.
+RSW_HOST_DEVICE inline std::uint64_t first_key_of(bool small, std::uint32_t cell, int cell_bits) {
+  const std::uint64_t long_bit = small ? 0 : std::uint64_t{1} << (32 + cell_bits);
+  return long_bit | std::uint64_t{cell} << 32;
+}
+
+/// The listing of static box [low, high] in the grid's terms.
+RSW_HOST_DEVICE inline StaticListing make_listing(const StaticCellsView& statics,
+                                                  const float (&low)[3], const float (&high)[3],
+                                                  std::uint32_t slot) {
+  const int u = statics.grid.axis_u;
+  const int v = statics.grid.axis_v;
+  const int s = statics.axis;
+  return {low[u], high[u], low[v], high[v], low[s], high[s], slot, 0};
+}
+
+/// Calls report(slot) for every static proxy that the moving box [low, high] (filter bits
+/// category, mask) overlaps, each once. Returns the candidates tested.
+template <class Report>
+RSW_HOST_DEVICE std::uint32_t query_static_cells(const StaticCellsView& statics,
+                                                 const float (&low)[3], const float (&high)[3],
+                                                 std::uint32_t category, std::uint32_t mask,
+                                                 Report&& report) {
+  if (statics.cells == 0) return 0;
+  const CellGrid& grid = statics.grid;
+  const int s = statics.axis;
+  const float min_u = low[grid.axis_u];
+  const float max_u = high[grid.axis_u];
+  const float min_v = low[grid.axis_v];
+  const float max_v = high[grid.axis_v];
+  const float min_s = low[s];
+  const float max_s = high[s];
+  const float reach = min_s - statics.small_extent;  // small statics start no earlier
+  std::uint32_t candidates = 0;
+  const CellRange range = grid.cells_of(min_u, max_u, min_v, max_v);
+  for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
+    for (std::uint32_t cv = range.v0; cv <= range.v1; ++cv) {
+      const std::uint32_t cell = grid.cell_id(cu, cv);
+      const auto test = [&](const StaticListing& t) {
+        ++candidates;
+        if (!(t.min_s <= max_s && min_s <= t.max_s && t.min_u <= max_u && min_u <= t.max_u &&
+              t.min_v <= max_v && min_v <= t.max_v)) {
+          return;
+        }
+        const float home_u = t.min_u > min_u ? t.min_u : min_u;
+        const float home_v = t.min_v > min_v ? t.min_v : min_v;
+        if (grid.cell_id(grid.cell_u(home_u), grid.cell_v(home_v)) != cell) return;
+        if (!filters_pass(category, mask, statics.categories[t.slot], statics.masks[t.slot])) {
+          return;
+        }
+        report(t.slot);
+      };
+      // Small statics: the first starting at or after min_s, forward to max_s, back to reach.
+      const std::uint32_t first = statics.small_start[cell];
+      const std::uint32_t end = statics.small_start[cell + 1];
+      std::uint32_t low_index = first;
+      std::uint32_t high_index = end;
+      while (low_index < high_index) {
+        const std::uint32_t middle = low_index + (high_index - low_index) / 2;
+        if (statics.listings[middle].min_s < min_s) {
+          low_index = middle + 1;
+        } else {
+          high_index = middle;
+        }
+      }
+      for (std::uint32_t j = low_index; j < end && statics.listings[j].min_s <= max_s; ++j) {
+        test(statics.listings[j]);
+      }
+      for (std::uint32_t j = low_index; j > first && statics.listings[j - 1].min_s >= reach; --j) {
+        test(statics.listings[j - 1]);
+      }
+      // Long statics: all of the cell's that start by max_s.
+      const std::uint32_t long_end = statics.long_start[cell + 1];
+      for (std::uint32_t j = statics.long_start[cell];
+           j < long_end && statics.listings[j].min_s <= max_s; ++j) {
+        test(statics.listings[j]);
+      }
+    }
+  }
+  return candidates;
+}
+
+/// The extent below which statics count as small: twice their mean extent on s.
+RSW_HOST_DEVICE inline float small_extent_of(const BoxSummary& summary, int axis) {
+  if (summary.valid == 0) return 0;
+  return static_cast<float>(2.0 * summary.extent_sum[axis] / static_cast<double>(summary.valid));
+}
+
+/// The pair of slots x and y as one key that sorts as (a, b) does: the smaller slot above the
+/// larger, each in `slot_bits` bits (so that a sort need look at 2 * slot_bits bits only).
+RSW_HOST_DEVICE inline std::uint64_t pair_key(std::uint32_t x, std::uint32_t y, int slot_bits) {
+  return x < y ? std::uint64_t{x} << slot_bits | y : std::uint64_t{y} << slot_bits | x;
+}
+
+/// The slots of a pair_key.
+RSW_HOST_DEVICE inline Pair pair_of_key(std::uint64_t key, int slot_bits) {
+  return {static_cast<std::uint32_t>(key >> slot_bits),
+          static_cast<std::uint32_t>(key & ((std::uint64_t{1} << slot_bits) - 1))};
+}
+
+}  // namespace rsw::physics::detail

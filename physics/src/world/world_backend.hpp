@@ -1,0 +1,72 @@
+// The backends behind World: a step's pairs and events from the proxy table. The CUDA backend
+// keeps the boxes by slot on the device (uploading what the host changed) and never brings a
+// pair to the host unless asked; the CPU backend (threads) and brute force (the oracle) work
+// on the table's boxes. All of them report pairs of slots, sorted by (a, b); World turns them
+// into ProxyPairs.
+//
+// The stages of a step, as WorldStats times them:
+//   upload     boxes created or moved on the host, and the table's changes, to the device
+//   statics    the static proxies validated, planned, listed in cells and sorted (only when
+//              statics were created, moved or destroyed)
+//   moving     the moving proxies gathered and swept among themselves (a BroadPhase frame)
+//   query      each moving proxy looked up in the static cells
+//   pair_sort  both kinds of pair in one list, sorted by (a, b)
+//   events     found and lost: the differences with the last step's pairs
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "proxy_table.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/physics/world.hpp"
+
+namespace rsw::physics::detail {
+
+/// What changed in the table since the last step.
+struct TableChanges {
+  std::span<const std::uint32_t> moved;  ///< slots whose box the host wrote (created or moved)
+  bool layout = false;                   ///< proxies created or destroyed
+  bool statics = false;                  ///< static proxies created, moved or destroyed
+};
+
+/// Which of a step's pair sets.
+enum class PairSet { Pairs, Found, Lost };
+
+class WorldBackend {
+ public:
+  virtual ~WorldBackend() = default;
+
+  /// One step. Throws rsw::Error on invalid boxes (InvalidBoxes::Reject) or failure; then the
+  /// last step's pairs stay what the next step's events are found against. Fills every stat
+  /// but backend and total_ms.
+  virtual void step(const TableChanges& changes, const WorldOptions& options,
+                    WorldStats& stats) = 0;
+  /// A pair set of the last step, as slots, sorted by (a, b), in host memory.
+  virtual std::span<const Pair> host_pairs(PairSet set) = 0;
+  /// The same set as ProxyPairs in device memory, with the generations the slots had at the
+  /// step.
+  virtual DeviceSpan<const ProxyPair> device_pairs(PairSet set) = 0;
+
+  /// Boxes from device arrays (the CUDA backend; the others are never asked). The table's
+  /// changes so far are brought to the device first, so that these apply after them.
+  ///@{
+  /// Writes boxes[i] to slots[i] (slots just allocated for a create).
+  virtual void place(std::span<const std::uint32_t> slots, DeviceSpan<const Aabb> boxes,
+                     const TableChanges& changes, StreamHandle stream) = 0;
+  /// Writes boxes[i] to the proxy ids[i] where ids[i] is live; the next step() throws naming
+  /// the first i where it was not.
+  virtual void move(DeviceSpan<const ProxyId> ids, DeviceSpan<const Aabb> boxes,
+                    const TableChanges& changes, StreamHandle stream) = 0;
+  ///@}
+  /// True when boxes from device arrays stay on the device (place and move above).
+  virtual bool on_device() const noexcept = 0;
+};
+
+/// The backend for a world's options: CUDA (throws rsw::Error(DeviceUnavailable) without a
+/// usable device), CPU or brute force. `table` outlives it.
+std::unique_ptr<WorldBackend> make_cuda_world(const ProxyTable& table);
+std::unique_ptr<WorldBackend> make_cpu_world(const ProxyTable& table, bool brute_force);
+
+}  // namespace rsw::physics::detail

@@ -1,0 +1,226 @@
+// For the World tests: a model of a world (its proxies in a map), the oracle that finds the
+// model's pairs by testing every two proxies, and a random script of creates, moves and
+// destroys that steps a World and holds each step's pairs, found and lost to the oracle.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
+#include <vector>
+
+#include "rsw/physics/world.hpp"
+
+namespace rsw::test {
+
+/// What the test knows of a proxy.
+struct ModelProxy {
+  physics::Aabb box;
+  physics::ProxyOptions options;
+};
+
+/// The proxies a world should hold, and the pairs they should make.
+struct WorldModel {
+  std::map<physics::ProxyId, ModelProxy> proxies;
+  std::vector<physics::ProxyPair> previous;  // the oracle's pairs at the last step
+
+  static bool valid(const physics::Aabb& box) {
+    const float values[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
+    return std::ranges::all_of(values, [](float v) { return std::isfinite(v); }) &&
+           box.min.x <= box.max.x && box.min.y <= box.max.y && box.min.z <= box.max.z;
+  }
+
+  /// Every two live proxies tested, static pairs left out: sorted by (a, b).
+  std::vector<physics::ProxyPair> oracle_pairs() const {
+    std::vector<std::pair<physics::ProxyId, const ModelProxy*>> live;
+    for (const auto& [id, proxy] : proxies) {
+      if (valid(proxy.box)) live.emplace_back(id, &proxy);
+    }
+    std::vector<physics::ProxyPair> pairs;
+    for (std::size_t i = 0; i < live.size(); ++i) {
+      for (std::size_t j = i + 1; j < live.size(); ++j) {
+        const ModelProxy& p = *live[i].second;
+        const ModelProxy& q = *live[j].second;
+        if (p.options.motion == physics::Motion::Static &&
+            q.options.motion == physics::Motion::Static) {
+          continue;
+        }
+        if (physics::overlaps(p.box, q.box) &&
+            physics::filters_pass(p.options.category, p.options.mask, q.options.category,
+                                  q.options.mask)) {
+          pairs.push_back({live[i].first, live[j].first});  // the map's order: a < b
+        }
+      }
+    }
+    return pairs;
+  }
+};
+
+/// a \ b of two sorted pair lists.
+inline std::vector<physics::ProxyPair> difference(const std::vector<physics::ProxyPair>& a,
+                                                  const std::vector<physics::ProxyPair>& b) {
+  std::vector<physics::ProxyPair> out;
+  std::ranges::set_difference(a, b, std::back_inserter(out));
+  return out;
+}
+
+inline std::vector<physics::ProxyPair> as_vector(std::span<const physics::ProxyPair> pairs) {
+  return {pairs.begin(), pairs.end()};
+}
+
+/// Steps `world` and checks its pairs, found and lost against the model's oracle.
+inline void step_and_check(physics::World& world, WorldModel& model, const std::string& where) {
+  world.step();
+  const std::vector<physics::ProxyPair> expected = model.oracle_pairs();
+  const std::vector<physics::ProxyPair> pairs = as_vector(world.pairs());
+  ASSERT_EQ(pairs, expected) << where;
+  const physics::WorldEvents events = world.events();
+  ASSERT_EQ(as_vector(events.found), difference(expected, model.previous)) << where;
+  ASSERT_EQ(as_vector(events.lost), difference(model.previous, expected)) << where;
+  ASSERT_EQ(world.stats().pairs, expected.size()) << where;
+  ASSERT_EQ(world.stats().found, events.found.size()) << where;
+  ASSERT_EQ(world.stats().lost, events.lost.size()) << where;
+  ASSERT_EQ(world.size(), model.proxies.size()) << where;
+  model.previous = expected;
+}
+
+/// A random script of world edits: boxes on a coarse lattice (so that faces touch often) in a
+/// region that keeps a few pairs a proxy, static and moving, with filter bits.
+class WorldScript {
+ public:
+  WorldScript(std::uint32_t seed, float region) : generator_(seed), region_(region) {}
+
+  physics::Aabb random_box() {
+    std::uniform_real_distribution<float> position(0, region_);
+    std::uniform_int_distribution<int> size(1, 4);
+    const auto snap = [&](float v) {  // a quarter-unit lattice: touching faces are common
+      return std::bernoulli_distribution(0.5)(generator_) ? std::floor(v * 4) / 4 : v;
+    };
+    const physics::Vec3 low{snap(position(generator_)), snap(position(generator_)),
+                            snap(position(generator_))};
+    const float edge = 0.5f * static_cast<float>(size(generator_));
+    return {low, {low.x + edge, low.y + edge, low.z + edge}};
+  }
+
+  physics::ProxyOptions random_options(double static_share) {
+    physics::ProxyOptions options;
+    options.motion = std::bernoulli_distribution(static_share)(generator_)
+                         ? physics::Motion::Static
+                         : physics::Motion::Moving;
+    if (std::bernoulli_distribution(0.2)(generator_)) {
+      options.category = 1u << std::uniform_int_distribution<int>(0, 2)(generator_);
+      options.mask = std::uniform_int_distribution<std::uint32_t>(0, 7)(generator_);
+    }
+    options.user = generator_();
+    return options;
+  }
+
+  /// `count` proxies created one batch per options draw, in the world and the model.
+  void create(physics::World& world, WorldModel& model, std::size_t count, double static_share) {
+    while (count > 0) {
+      const std::size_t batch = std::min<std::size_t>(
+          count, std::uniform_int_distribution<std::size_t>(1, 64)(generator_));
+      const physics::ProxyOptions options = random_options(static_share);
+      std::vector<physics::Aabb> boxes(batch);
+      for (physics::Aabb& box : boxes)
+        box = random_box();
+      std::vector<physics::ProxyId> ids(batch);
+      if (batch == 1) {
+        ids[0] = world.create(boxes[0], options);
+      } else {
+        world.create(boxes, options, ids);
+      }
+      for (std::size_t i = 0; i < batch; ++i)
+        model.proxies[ids[i]] = {boxes[i], options};
+      count -= batch;
+    }
+  }
+
+  /// Some proxies moved a little (statics only with `statics`), batched.
+  void move(physics::World& world, WorldModel& model, double share, bool statics) {
+    std::vector<physics::ProxyId> ids;
+    std::vector<physics::Aabb> boxes;
+    std::uniform_real_distribution<float> step(-0.75f, 0.75f);
+    for (auto& [id, proxy] : model.proxies) {
+      if (proxy.options.motion == physics::Motion::Static && !statics) continue;
+      if (!std::bernoulli_distribution(share)(generator_)) continue;
+      physics::Aabb box = proxy.box;
+      const physics::Vec3 d{step(generator_), step(generator_), step(generator_)};
+      box.min = {box.min.x + d.x, box.min.y + d.y, box.min.z + d.z};
+      box.max = {box.max.x + d.x, box.max.y + d.y, box.max.z + d.z};
+      if (std::bernoulli_distribution(0.1)(generator_)) box = random_box();  // a jump
+      ids.push_back(id);
+      boxes.push_back(box);
+      proxy.box = box;
+    }
+    world.move(ids, boxes);
+  }
+
+  /// Each proxy destroyed with probability `share`, one call per a few.
+  void destroy(physics::World& world, WorldModel& model, double share) {
+    std::vector<physics::ProxyId> ids;
+    for (const auto& [id, proxy] : model.proxies) {
+      if (std::bernoulli_distribution(share)(generator_)) ids.push_back(id);
+    }
+    std::ranges::shuffle(ids, generator_);
+    for (std::size_t first = 0; first < ids.size(); first += 7) {
+      const std::size_t last = std::min(ids.size(), first + 7);
+      if (last - first == 1) {
+        world.destroy(ids[first]);
+      } else {
+        world.destroy(std::span(ids).subspan(first, last - first));
+      }
+    }
+    for (const physics::ProxyId id : ids)
+      model.proxies.erase(id);
+  }
+
+  /// Runs `steps` steps of random edits on `world`, checking each against the model. A step
+  /// is one of: no change; moves; creates; destroys; a mass creation or destruction; the
+  /// world emptied; statics moved.
+  void run(physics::World& world, WorldModel& model, int steps) {
+    std::uniform_int_distribution<int> kind(0, 99);
+    for (int step = 0; step < steps; ++step) {
+      const int roll = kind(generator_);
+      if (roll < 5) {
+        // no change
+      } else if (roll < 50) {
+        move(world, model, 0.5, false);
+      } else if (roll < 65) {
+        create(world, model, std::uniform_int_distribution<std::size_t>(1, 40)(generator_), 0.5);
+        move(world, model, 0.2, false);
+      } else if (roll < 78) {
+        destroy(world, model, 0.1);
+        move(world, model, 0.2, false);
+      } else if (roll < 84) {
+        move(world, model, 0.1, true);
+      } else if (roll < 89) {
+        create(world, model, std::uniform_int_distribution<std::size_t>(100, 400)(generator_), 0.8);
+      } else if (roll < 94) {
+        destroy(world, model, 0.6);
+      } else if (roll < 96) {
+        destroy(world, model, 1.0);  // emptied
+      } else {
+        create(world, model, 20, 0.0);
+        destroy(world, model, 0.05);
+        move(world, model, 0.3, true);
+      }
+      if (model.proxies.size() > 1200) destroy(world, model, 0.5);
+      step_and_check(world, model, "step " + std::to_string(step));
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+
+  std::mt19937& generator() { return generator_; }
+
+ private:
+  std::mt19937 generator_;
+  float region_;
+};
+
+}  // namespace rsw::test

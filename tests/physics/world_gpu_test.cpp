@@ -1,0 +1,218 @@
+// World on the GPU: random scripts held to the oracle at every step, the GPU's pairs and
+// events equal to the CPU backend's on the same script and on large worlds, device arrays in
+// and out, and stale ids and invalid boxes from device arrays reported at the step.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+#include "rsw/engine/error.hpp"
+#include "rsw/physics/world.hpp"
+#include "rsw/workloads/box_scenes.hpp"
+#include "rsw_test/cuda_device.hpp"
+#include "world_checks.hpp"
+
+namespace rsw::test {
+namespace {
+
+using physics::Aabb;
+using physics::Motion;
+using physics::ProxyId;
+using physics::ProxyPair;
+using physics::World;
+
+// A step's sets by slot (generations differ between worlds: each world seeds its own).
+struct SlotSets {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs, found, lost;
+  friend bool operator==(const SlotSets&, const SlotSets&) = default;
+};
+
+std::vector<std::pair<std::uint32_t, std::uint32_t>> by_slot(std::span<const ProxyPair> pairs) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
+  for (const ProxyPair& p : pairs)
+    out.emplace_back(p.a.index, p.b.index);
+  return out;
+}
+
+SlotSets slot_sets(World& world) {
+  return {by_slot(world.pairs()), by_slot(world.events().found), by_slot(world.events().lost)};
+}
+
+TEST(WorldGpu, ARandomScriptMatchesTheOracleAtEveryStep) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  WorldScript script(seed, 12);
+  script.run(world, model, 1000);
+}
+
+TEST(WorldGpu, TheSameScriptGivesTheCpuBackendsSetsAndTheDeviceSpansAgree) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World gpu({.backend = rsw::Backend::Cuda});
+  World cpu({.backend = rsw::Backend::Cpu});
+  WorldModel gpu_model;
+  WorldModel cpu_model;
+  WorldScript gpu_script(seed, 10);
+  WorldScript cpu_script(seed, 10);
+  for (int step = 0; step < 100; ++step) {
+    gpu_script.run(gpu, gpu_model, 1);
+    cpu_script.run(cpu, cpu_model, 1);
+    ASSERT_FALSE(HasFatalFailure());
+    ASSERT_EQ(slot_sets(gpu), slot_sets(cpu)) << "step " << step;
+    EXPECT_EQ(to_host(gpu.pairs_device()), as_vector(gpu.pairs()));
+    EXPECT_EQ(to_host(gpu.events_device().found), as_vector(gpu.events().found));
+    EXPECT_EQ(to_host(gpu.events_device().lost), as_vector(gpu.events().lost));
+    EXPECT_EQ(to_host(cpu.pairs_device()), as_vector(cpu.pairs()));
+  }
+}
+
+// Large worlds, beyond the oracle: the GPU's sets equal the CPU backend's.
+class WorldGpuLarge
+    : public ::testing::TestWithParam<std::tuple<std::size_t, double, workloads::BoxScene>> {};
+
+TEST_P(WorldGpuLarge, EqualsTheCpuBackendOverSteps) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const auto [count, static_share, scene] = GetParam();
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 generator(seed);
+  std::vector<Aabb> boxes = workloads::make_boxes(count, scene, seed);
+  World gpu({.backend = rsw::Backend::Cuda});
+  World cpu({.backend = rsw::Backend::Cpu});
+  const auto statics = static_cast<std::size_t>(static_share * static_cast<double>(count));
+  std::vector<ProxyId> gpu_ids(count);
+  std::vector<ProxyId> cpu_ids(count);
+  for (World* world : {&gpu, &cpu}) {
+    std::vector<ProxyId>& ids = world == &gpu ? gpu_ids : cpu_ids;
+    world->create(std::span(boxes).first(statics), {.motion = Motion::Static},
+                  std::span(ids).first(statics));
+    world->create(std::span(boxes).subspan(statics), {}, std::span(ids).subspan(statics));
+  }
+  std::uniform_real_distribution<float> nudge(-0.05f, 0.05f);
+  for (int step = 0; step < 4; ++step) {
+    gpu.step();
+    cpu.step();
+    ASSERT_EQ(slot_sets(gpu), slot_sets(cpu)) << "step " << step;
+    EXPECT_EQ(gpu.stats().static_pairs, cpu.stats().static_pairs);
+    for (std::size_t i = statics; i < count; ++i) {
+      const physics::Vec3 d{nudge(generator), nudge(generator), nudge(generator)};
+      boxes[i].min = {boxes[i].min.x + d.x, boxes[i].min.y + d.y, boxes[i].min.z + d.z};
+      boxes[i].max = {boxes[i].max.x + d.x, boxes[i].max.y + d.y, boxes[i].max.z + d.z};
+    }
+    gpu.move(std::span(gpu_ids).subspan(statics), std::span(boxes).subspan(statics));
+    cpu.move(std::span(cpu_ids).subspan(statics), std::span(boxes).subspan(statics));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, WorldGpuLarge,
+    ::testing::Values(std::tuple{std::size_t{100'003}, 0.9, workloads::BoxScene::Uniform},
+                      std::tuple{std::size_t{65'537}, 0.0, workloads::BoxScene::Uniform},
+                      std::tuple{std::size_t{30'011}, 0.5, workloads::BoxScene::Mixed},
+                      std::tuple{std::size_t{20'011}, 0.7, workloads::BoxScene::GiantBox},
+                      std::tuple{std::size_t{20'011}, 0.6, workloads::BoxScene::Clustered},
+                      std::tuple{std::size_t{10'007}, 0.9, workloads::BoxScene::TouchingGrid},
+                      std::tuple{std::size_t{1}, 0.0, workloads::BoxScene::Uniform},
+                      std::tuple{std::size_t{2}, 1.0, workloads::BoxScene::Uniform}));
+
+TEST(WorldGpu, DeviceArraysCreateMoveAndDestroyWithoutTheHost) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  const std::vector<Aabb> boxes = {{{0, 0, 0}, {1, 1, 1}},
+                                   {{1, 1, 1}, {2, 2, 2}},  // touches the first at a corner
+                                   {{5, 5, 5}, {6, 6, 6}}};
+  DeviceBuffer<Aabb> device_boxes(boxes);
+  DeviceBuffer<ProxyId> device_ids(boxes.size());
+  world.create(device_boxes.span(), {.motion = Motion::Static}, device_ids.span());
+  const std::vector<ProxyId> ids = to_host(device_ids.span());
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    model.proxies[ids[i]] = {boxes[i], {.motion = Motion::Static}};
+  const ProxyId mover = world.create(Aabb{{5.5f, 5.5f, 5.5f}, {7, 7, 7}});
+  model.proxies[mover] = {Aabb{{5.5f, 5.5f, 5.5f}, {7, 7, 7}}, {}};
+  step_and_check(world, model, "created from device arrays");
+
+  // A device move of the mover and of a static (whose cells are rebuilt at the step).
+  const std::vector<ProxyId> moved = {mover, ids[0]};
+  const std::vector<Aabb> to = {Aabb{{0.5f, 0.5f, 0.5f}, {1.5f, 1.5f, 1.5f}},
+                                Aabb{{0.75f, 0, 0}, {1, 1, 1}}};
+  world.move(DeviceBuffer<ProxyId>(moved).span(), DeviceBuffer<Aabb>(to).span());
+  model.proxies[mover].box = to[0];
+  model.proxies[ids[0]].box = to[1];
+  step_and_check(world, model, "moved by device arrays");
+  EXPECT_TRUE(world.stats().statics_listed);
+
+  world.destroy(DeviceBuffer<ProxyId>(std::vector<ProxyId>{ids[1]}).span());
+  model.proxies.erase(ids[1]);
+  step_and_check(world, model, "destroyed by device arrays");
+}
+
+TEST(WorldGpu, AStaleIdInADeviceMoveIsReportedAtTheStep) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  const Aabb box{{0, 0, 0}, {1, 1, 1}};
+  const ProxyId live = world.create(box);
+  const ProxyId gone = world.create(box);
+  world.destroy(gone);
+  model.proxies[live] = {box, {}};
+  const std::vector<ProxyId> ids = {live, gone};
+  const Aabb far{{9, 9, 9}, {10, 10, 10}};
+  world.move(DeviceBuffer<ProxyId>(ids).span(), DeviceBuffer<Aabb>(std::vector{far, far}).span());
+  try {
+    world.step();
+    FAIL() << "the stale id was not reported";
+  } catch (const rsw::Error& error) {
+    EXPECT_EQ(error.kind(), rsw::ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("ids[1]"), std::string::npos) << error.what();
+  }
+  EXPECT_TRUE(world.pairs().empty());  // no step stands
+  model.proxies[live].box = far;       // the live id's box was written
+  step_and_check(world, model, "after the reported move");
+}
+
+TEST(WorldGpu, AnInvalidBoxFromDeviceArraysIsNamedAtTheStepOrExcluded) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Aabb good{{0, 0, 0}, {1, 1, 1}};
+  const Aabb bad{{0, 0, 0}, {1, nan, 1}};
+  for (const Motion motion : {Motion::Moving, Motion::Static}) {
+    World world({.backend = rsw::Backend::Cuda});
+    WorldModel model;
+    const ProxyId a = world.create(good, {.motion = motion});
+    const ProxyId b = world.create(good);
+    model.proxies[a] = {good, {.motion = motion}};
+    model.proxies[b] = {good, {}};
+    step_and_check(world, model, "valid");
+    world.move(DeviceBuffer<ProxyId>(std::vector{a}).span(),
+               DeviceBuffer<Aabb>(std::vector{bad}).span());
+    try {
+      world.step();
+      FAIL() << "the invalid box was not reported";
+    } catch (const rsw::Error& error) {
+      EXPECT_NE(std::string(error.what()).find("proxy " + std::to_string(a.index)),
+                std::string::npos)
+          << error.what();
+    }
+    world.move(a, good);
+    step_and_check(world, model, "repaired");  // against the last step that stood
+  }
+  World world({.backend = rsw::Backend::Cuda, .invalid_boxes = physics::InvalidBoxes::Exclude});
+  WorldModel model;
+  for (const Motion motion : {Motion::Moving, Motion::Static, Motion::Moving}) {
+    const ProxyId id = world.create(good, {.motion = motion});
+    model.proxies[id] = {good, {.motion = motion}};
+    world.move(DeviceBuffer<ProxyId>(std::vector{id}).span(),
+               DeviceBuffer<Aabb>(std::vector{motion == Motion::Static ? bad : good}).span());
+    model.proxies[id].box = motion == Motion::Static ? bad : good;
+  }
+  step_and_check(world, model, "excluded");
+  EXPECT_EQ(world.stats().excluded_proxies, 1u);
+}
+
+}  // namespace
+}  // namespace rsw::test
