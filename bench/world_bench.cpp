@@ -42,10 +42,14 @@ struct Scene {
   std::mt19937 generator{std::random_device{}()};
 
   std::span<physics::Aabb> moving() { return std::span(boxes).subspan(statics); }
+  // Moves each moving box by up to `motion` per axis (workloads::jitter, in place).
   void jitter(float motion) {
-    std::vector<physics::Aabb> part(moving().begin(), moving().end());
-    workloads::jitter(part, motion, static_cast<std::uint32_t>(generator()));
-    std::ranges::copy(part, moving().begin());
+    std::uniform_real_distribution<float> delta(-motion, motion);
+    for (physics::Aabb& box : moving()) {
+      const physics::Vec3 d{delta(generator), delta(generator), delta(generator)};
+      box.min = {box.min.x + d.x, box.min.y + d.y, box.min.z + d.z};
+      box.max = {box.max.x + d.x, box.max.y + d.y, box.max.z + d.z};
+    }
   }
 };
 
@@ -86,6 +90,7 @@ Row world_row(Scene& scene, rsw::Backend backend, const WorldBenchOptions& optio
     }
     const physics::WorldStats& stats = world.stats();
     profiler.add_sample("step", ms_since(start), rsw::Backend::Cpu);
+    profiler.add_sample("world_step", stats.total_ms, rsw::Backend::Cpu);
     const double times[] = {stats.statics_ms, stats.moving_ms, stats.query_ms, stats.pair_sort_ms,
                             stats.events_ms};
     for (std::size_t stage = 0; stage < std::size(kStages); ++stage)
@@ -102,6 +107,7 @@ Row world_row(Scene& scene, rsw::Backend backend, const WorldBenchOptions& optio
   row.n = scene.boxes.size();
   row.dist = dist;
   row.mode = "step+events";
+  row.metrics["step_ms"] = profiler.stats("world_step")->median_ms;  // step() alone
   if (options.stage_times) {
     for (std::string_view stage : kStages)
       row.metrics[std::string(stage) + "_ms"] = profiler.stats(stage)->median_ms;
@@ -115,6 +121,8 @@ Row world_row(Scene& scene, rsw::Backend backend, const WorldBenchOptions& optio
   row.metrics["candidates"] = stats.candidates;
   return row;
 }
+
+constexpr std::string_view kFrameStages[] = {"keys", "sort", "list", "sweep", "pair_sort"};
 
 // A BroadPhase frame of every box, static ones included, as a user without World runs it.
 Row frame_row(Scene& scene, rsw::Backend backend, bool sorted_pairs,
@@ -133,7 +141,6 @@ Row frame_row(Scene& scene, rsw::Backend backend, bool sorted_pairs,
       device.upload(host.view());
       synchronize(nullptr);
     }
-    const Clock::time_point start = Clock::now();
     if (on_device) {
       broad_phase.update(device.view());
       (void)broad_phase.find_pairs_device();
@@ -141,7 +148,13 @@ Row frame_row(Scene& scene, rsw::Backend backend, bool sorted_pairs,
       broad_phase.update(scene.boxes);
       (void)broad_phase.find_pairs();
     }
-    profiler.add_sample("frame", ms_since(start), rsw::Backend::Cpu);
+    // As radixsweep-bench broadphase times a frame: update() and find_pairs(), host clock.
+    const physics::BroadPhaseStats& stats = broad_phase.stats();
+    profiler.add_sample("frame", stats.total_ms, rsw::Backend::Cpu);
+    const double times[] = {stats.keys_ms, stats.sort_ms, stats.list_ms, stats.sweep_ms,
+                            stats.pair_sort_ms};
+    for (std::size_t stage = 0; stage < std::size(kFrameStages); ++stage)
+      profiler.add_sample(kFrameStages[stage], times[stage], rsw::Backend::Cpu);
     profiler.end_frame();
   }
   Row row = row_from_profile(profiler, "frame");
@@ -150,6 +163,10 @@ Row frame_row(Scene& scene, rsw::Backend backend, bool sorted_pairs,
   row.n = scene.boxes.size();
   row.dist = dist;
   row.mode = "frame";
+  if (options.stage_times) {
+    for (std::string_view stage : kFrameStages)
+      row.metrics[std::string(stage) + "_ms"] = profiler.stats(stage)->median_ms;
+  }
   row.metrics["pairs"] = broad_phase.stats().pairs;
   return row;
 }

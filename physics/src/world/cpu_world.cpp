@@ -289,9 +289,11 @@ class CpuWorld final : public WorldBackend {
         float high[3];
         load(table_.boxes[slot], low, high);
         if (options.invalid_boxes == InvalidBoxes::Exclude && !box_is_valid(low, high)) continue;
-        candidates += query_static_cells(
-            statics, low, high, table_.categories()[slot], table_.masks()[slot],
-            [&](std::uint32_t other) { keys.push_back(pair_key(slot, other, 32)); });
+        const MovingQuery query =
+            make_query(statics, low, high, table_.categories()[slot], table_.masks()[slot]);
+        candidates += query_static_cells(statics, query, [&](std::uint32_t other) {
+          keys.push_back(pair_key(slot, other, 32));
+        });
       }
       candidates_by_part_[static_cast<std::size_t>(part)] = candidates;
     });

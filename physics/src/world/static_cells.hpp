@@ -75,41 +75,55 @@ RSW_HOST_DEVICE inline StaticListing make_listing(const StaticCellsView& statics
   return {low[u], high[u], low[v], high[v], low[s], high[s], slot, 0};
 }
 
-/// Calls report(slot) for every static proxy that the moving box [low, high] (filter bits
-/// category, mask) overlaps, each once. Returns the candidates tested.
+/// A moving box as the look-up reads it: its bounds in the grid's terms and its filter bits.
+struct MovingQuery {
+  float min_u, max_u;
+  float min_v, max_v;
+  float min_s, max_s;
+  std::uint32_t category;
+  std::uint32_t mask;
+};
+
+RSW_HOST_DEVICE inline MovingQuery make_query(const StaticCellsView& statics, const float (&low)[3],
+                                              const float (&high)[3], std::uint32_t category,
+                                              std::uint32_t mask) {
+  const int u = statics.grid.axis_u;
+  const int v = statics.grid.axis_v;
+  const int s = statics.axis;
+  return {low[u], high[u], low[v], high[v], low[s], high[s], category, mask};
+}
+
+/// Whether the moving box and static listing t, met in `cell`, make a pair reported there:
+/// they overlap on every axis, the cell is the pair's home, and the filter bits admit it.
+RSW_HOST_DEVICE inline bool pairs_in_cell(const StaticCellsView& statics, std::uint32_t cell,
+                                          const MovingQuery& m, const StaticListing& t) {
+  if (!(t.min_s <= m.max_s && m.min_s <= t.max_s && t.min_u <= m.max_u && m.min_u <= t.max_u &&
+        t.min_v <= m.max_v && m.min_v <= t.max_v)) {
+    return false;
+  }
+  const CellGrid& grid = statics.grid;
+  const float home_u = t.min_u > m.min_u ? t.min_u : m.min_u;
+  const float home_v = t.min_v > m.min_v ? t.min_v : m.min_v;
+  if (grid.cell_id(grid.cell_u(home_u), grid.cell_v(home_v)) != cell) return false;
+  return filters_pass(m.category, m.mask, statics.categories[t.slot], statics.masks[t.slot]);
+}
+
+/// Calls report(slot) for every static proxy that the moving box overlaps, each once (one
+/// thread; the GPU runs a warp-wide form of the same walk). Returns the candidates tested.
 template <class Report>
 RSW_HOST_DEVICE std::uint32_t query_static_cells(const StaticCellsView& statics,
-                                                 const float (&low)[3], const float (&high)[3],
-                                                 std::uint32_t category, std::uint32_t mask,
-                                                 Report&& report) {
+                                                 const MovingQuery& m, Report&& report) {
   if (statics.cells == 0) return 0;
   const CellGrid& grid = statics.grid;
-  const int s = statics.axis;
-  const float min_u = low[grid.axis_u];
-  const float max_u = high[grid.axis_u];
-  const float min_v = low[grid.axis_v];
-  const float max_v = high[grid.axis_v];
-  const float min_s = low[s];
-  const float max_s = high[s];
-  const float reach = min_s - statics.small_extent;  // small statics start no earlier
+  const float reach = m.min_s - statics.small_extent;  // small statics start no earlier
   std::uint32_t candidates = 0;
-  const CellRange range = grid.cells_of(min_u, max_u, min_v, max_v);
+  const CellRange range = grid.cells_of(m.min_u, m.max_u, m.min_v, m.max_v);
   for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
     for (std::uint32_t cv = range.v0; cv <= range.v1; ++cv) {
       const std::uint32_t cell = grid.cell_id(cu, cv);
       const auto test = [&](const StaticListing& t) {
         ++candidates;
-        if (!(t.min_s <= max_s && min_s <= t.max_s && t.min_u <= max_u && min_u <= t.max_u &&
-              t.min_v <= max_v && min_v <= t.max_v)) {
-          return;
-        }
-        const float home_u = t.min_u > min_u ? t.min_u : min_u;
-        const float home_v = t.min_v > min_v ? t.min_v : min_v;
-        if (grid.cell_id(grid.cell_u(home_u), grid.cell_v(home_v)) != cell) return;
-        if (!filters_pass(category, mask, statics.categories[t.slot], statics.masks[t.slot])) {
-          return;
-        }
-        report(t.slot);
+        if (pairs_in_cell(statics, cell, m, t)) report(t.slot);
       };
       // Small statics: the first starting at or after min_s, forward to max_s, back to reach.
       const std::uint32_t first = statics.small_start[cell];
@@ -118,13 +132,13 @@ RSW_HOST_DEVICE std::uint32_t query_static_cells(const StaticCellsView& statics,
       std::uint32_t high_index = end;
       while (low_index < high_index) {
         const std::uint32_t middle = low_index + (high_index - low_index) / 2;
-        if (statics.listings[middle].min_s < min_s) {
+        if (statics.listings[middle].min_s < m.min_s) {
           low_index = middle + 1;
         } else {
           high_index = middle;
         }
       }
-      for (std::uint32_t j = low_index; j < end && statics.listings[j].min_s <= max_s; ++j) {
+      for (std::uint32_t j = low_index; j < end && statics.listings[j].min_s <= m.max_s; ++j) {
         test(statics.listings[j]);
       }
       for (std::uint32_t j = low_index; j > first && statics.listings[j - 1].min_s >= reach; --j) {
@@ -133,7 +147,7 @@ RSW_HOST_DEVICE std::uint32_t query_static_cells(const StaticCellsView& statics,
       // Long statics: all of the cell's that start by max_s.
       const std::uint32_t long_end = statics.long_start[cell + 1];
       for (std::uint32_t j = statics.long_start[cell];
-           j < long_end && statics.listings[j].min_s <= max_s; ++j) {
+           j < long_end && statics.listings[j].min_s <= m.max_s; ++j) {
         test(statics.listings[j]);
       }
     }

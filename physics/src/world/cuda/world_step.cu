@@ -228,38 +228,116 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
   if (!box_is_valid(low, high)) atomicMin(&pending->first_invalid, i);
 }
 
-/// Counts (kWrite false) or writes (kWrite true) the (moving, static) pairs of each moving
-/// proxy, in moving order.
-template <bool kWrite>
+/// Static pairs a warp of static_pairs holds in shared memory before it appends them with one
+/// atomic.
+constexpr std::uint32_t kWarpKeys = 128;
+constexpr int kWarps = kThreads / 32;
+constexpr unsigned int kFullWarp = 0xFFFFFFFFu;
+
+/// The (moving, static) pairs: a warp per moving proxy, the walk of query_static_cells with its
+/// lanes side by side (a 32-way search, then 32 listings a step forward, backward and along
+/// the long statics). Keys go to `keys` up to `capacity`; pending->static_pairs counts them
+/// all (more than the capacity: the host grows the buffer and runs it again).
 __global__ void __launch_bounds__(kThreads)
     static_pairs(StaticCellsView view, const std::uint32_t* moving, std::uint32_t count,
-                 const Aabb* boxes, int slot_bits, std::uint32_t* counts,
-                 const unsigned long long* offsets, std::uint64_t* keys, Pending* pending) {
-  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
-  std::uint32_t found = 0;
+                 const Aabb* boxes, int slot_bits, std::uint64_t* keys, unsigned long long capacity,
+                 Pending* pending) {
+  __shared__ std::uint64_t buffered[kWarps][kWarpKeys];
+  const std::uint32_t lane = threadIdx.x & 31;
+  const std::uint32_t warp = threadIdx.x >> 5;
+  std::uint64_t* buffer = buffered[warp];
+  std::uint32_t held = 0;  // the same in every lane
   std::uint32_t candidates = 0;
-  if (i < count) {
+  const auto flush = [&] {
+    unsigned long long base = 0;
+    if (lane == 0) base = atomicAdd(&pending->static_pairs, static_cast<unsigned long long>(held));
+    base = __shfl_sync(kFullWarp, base, 0);
+    for (std::uint32_t k = lane; k < held; k += 32) {
+      if (base + k < capacity) keys[base + k] = buffer[k];
+    }
+    held = 0;
+    __syncwarp();
+  };
+  // Every lane calls it together: the lanes' hits into the buffer, in lane order.
+  const auto emit = [&](bool hit, std::uint64_t key) {
+    const unsigned int hits = __ballot_sync(kFullWarp, hit);
+    if (hits == 0) return;
+    const auto added = static_cast<std::uint32_t>(__popc(hits));
+    if (held + added > kWarpKeys) flush();
+    if (hit) buffer[held + __popc(hits & ((1u << lane) - 1))] = key;
+    held += added;
+    __syncwarp();
+  };
+  const CellGrid& grid = view.grid;
+  const StaticListing* listings = view.listings;
+  for (std::uint32_t i = blockIdx.x * kWarps + warp; i < count; i += gridDim.x * kWarps) {
     const std::uint32_t slot = moving[i];
     float low[3];
     float high[3];
     load(boxes[slot], low, high);
-    if (box_is_valid(low, high)) {
-      unsigned long long next = kWrite ? offsets[i] : 0;
-      candidates = query_static_cells(view, low, high, view.categories[slot], view.masks[slot],
-                                      [&](std::uint32_t other) {
-                                        if constexpr (kWrite) {
-                                          keys[next++] = pair_key(slot, other, slot_bits);
-                                        }
-                                        ++found;
-                                      });
+    if (!box_is_valid(low, high)) continue;
+    const MovingQuery m = make_query(view, low, high, view.categories[slot], view.masks[slot]);
+    const float reach = m.min_s - view.small_extent;
+    const CellRange range = grid.cells_of(m.min_u, m.max_u, m.min_v, m.max_v);
+    for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
+      for (std::uint32_t cv = range.v0; cv <= range.v1; ++cv) {
+        const std::uint32_t cell = grid.cell_id(cu, cv);
+        // Tests listing j where `in` (the lane's place is in the run); every lane calls it.
+        const auto step = [&](bool in, std::uint32_t j) {
+          bool hit = false;
+          std::uint32_t other = 0;
+          if (in) {
+            const StaticListing t = listings[j];
+            ++candidates;
+            hit = pairs_in_cell(view, cell, m, t);
+            other = t.slot;
+          }
+          emit(hit, hit ? pair_key(slot, other, slot_bits) : 0);
+        };
+        const std::uint32_t first = view.small_start[cell];
+        const std::uint32_t end = view.small_start[cell + 1];
+        // The first small listing with min_s >= m.min_s: a 32-way search, then one step.
+        std::uint32_t lo = first;
+        std::uint32_t hi = end;
+        while (hi - lo > 32) {
+          const std::uint32_t stride = (hi - lo) / 32;
+          const bool less = listings[lo + (lane + 1) * stride - 1].min_s < m.min_s;
+          const auto below = static_cast<std::uint32_t>(__popc(__ballot_sync(kFullWarp, less)));
+          const std::uint32_t new_hi = below < 32 ? lo + (below + 1) * stride - 1 : hi;
+          lo += below * stride;
+          hi = new_hi;
+        }
+        const bool less = lo + lane < hi && listings[lo + lane].min_s < m.min_s;
+        const std::uint32_t start = lo + __popc(__ballot_sync(kFullWarp, less));
+        // Forward to max_s.
+        for (std::uint32_t base = start;; base += 32) {
+          const std::uint32_t j = base + lane;
+          const bool in = j < end && listings[j].min_s <= m.max_s;
+          step(in, j);
+          if (__ballot_sync(kFullWarp, in) != kFullWarp) break;
+        }
+        // Backward to reach.
+        for (std::uint32_t base = start; base > first; base -= 32) {
+          const std::uint32_t j = base - 1 - lane;
+          const bool in = lane < base - first && listings[j].min_s >= reach;
+          step(in, j);
+          if (__ballot_sync(kFullWarp, in) != kFullWarp || base - first <= 32) break;
+        }
+        // The long statics that start by max_s.
+        const std::uint32_t long_end = view.long_start[cell + 1];
+        for (std::uint32_t base = view.long_start[cell];; base += 32) {
+          const std::uint32_t j = base + lane;
+          const bool in = j < long_end && listings[j].min_s <= m.max_s;
+          step(in, j);
+          if (__ballot_sync(kFullWarp, in) != kFullWarp) break;
+        }
+      }
     }
   }
-  if constexpr (!kWrite) {
-    if (i <= count) counts[i] = found;  // counts[count] = 0 ends the scan
-    const std::uint32_t warp_candidates = __reduce_add_sync(0xFFFFFFFFu, candidates);
-    if ((threadIdx.x & 31) == 0 && warp_candidates > 0) {
-      atomicAdd(&pending->candidates, static_cast<unsigned long long>(warp_candidates));
-    }
+  if (held > 0) flush();
+  const std::uint32_t warp_candidates = __reduce_add_sync(kFullWarp, candidates);
+  if (lane == 0 && warp_candidates > 0) {
+    atomicAdd(&pending->candidates, static_cast<unsigned long long>(warp_candidates));
   }
 }
 
@@ -326,22 +404,25 @@ class CudaWorld final : public WorldBackend {
       list_statics(options, stream);
       stats.statics_listed = true;
     }
-    const Pending pending = sweep_moving(options, stats, stream);
+    const int slot_bits = std::max(1, static_cast<int>(std::bit_width(table_.slots() - 1)));
+    Pending pending = sweep_moving(options, slot_bits, stats, stream);
     const auto moving = static_cast<std::uint32_t>(table_.moving().size());
     if (pending.first_invalid != kNone && options.invalid_boxes == InvalidBoxes::Reject) {
       throw invalid_proxy(table_.moving()[pending.first_invalid], stream);
     }
+    if (pending.static_pairs > keys_.size()) {  // the buffer was too small: again, at the count
+      auto timer = timed("requery");
+      find_static_pairs(moving, slot_bits, pending.static_pairs, stream);
+      host_pending_.copy_small_from_device(pending_.data(), 1, stream);
+      synchronize(stream);
+      pending.static_pairs = host_pending_[0].static_pairs;
+      pending.candidates = host_pending_[0].candidates;
+      reset_pending(stream);
+    }
     const std::size_t static_pairs = pending.static_pairs;
     const std::size_t moving_pairs = stats.moving.pairs;
     const std::size_t count = static_pairs + moving_pairs;
-    const int slot_bits = std::max(1, static_cast<int>(std::bit_width(table_.slots() - 1)));
-    {
-      auto timer = timed("query");
-      keys_.resize_discarding(count);
-      if (static_pairs > 0) {
-        static_pairs_kernel<true>(moving, slot_bits, stream);
-      }
-    }
+    keys_.resize(count, stream);  // keeps the static pairs
     {
       auto timer = timed("pair_sort");
       if (moving_pairs > 0) {
@@ -384,7 +465,7 @@ class CudaWorld final : public WorldBackend {
     profiler_.flush();
     stats.upload_ms = last_ms("upload");
     stats.statics_ms = stats.statics_listed ? last_ms("statics") : 0.0;
-    stats.query_ms = last_ms("query") + last_ms("static_count");
+    stats.query_ms = last_ms("query") + last_ms("requery");
     stats.pair_sort_ms = last_ms("pair_sort");
     stats.events_ms = last_ms("events");
     stats.excluded_proxies = stats.moving.excluded_boxes + static_excluded_;
@@ -635,31 +716,29 @@ class CudaWorld final : public WorldBackend {
     return view;
   }
 
-  void static_pairs_kernel_count(std::uint32_t moving, StreamHandle stream) {
-    static_pairs<false><<<blocks_for(std::size_t{moving} + 1), kThreads, 0, stream>>>(
-        query_view(), moving_.data(), moving, boxes_.data(), 0, static_counts_.data(), nullptr,
-        nullptr, pending_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching static_pairs (count)");
-  }
-
-  template <bool kWrite>
-  void static_pairs_kernel(std::uint32_t moving, int slot_bits, StreamHandle stream) {
-    static_pairs<kWrite><<<blocks_for(moving), kThreads, 0, stream>>>(
-        query_view(), moving_.data(), moving, boxes_.data(), slot_bits, nullptr,
-        static_offsets_.data(), keys_.data(), pending_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching static_pairs (write)");
+  // The (moving, static) pairs into keys_, which holds `room`; pending counts them.
+  void find_static_pairs(std::uint32_t moving, int slot_bits, std::size_t room,
+                         StreamHandle stream) {
+    keys_.resize_discarding(room);
+    if (view_.cells == 0 || moving == 0) return;
+    const unsigned int blocks = std::min<unsigned int>((moving + kWarps - 1) / kWarps, 8192);
+    static_pairs<<<blocks, kThreads, 0, stream>>>(query_view(), moving_.data(), moving,
+                                                  boxes_.data(), slot_bits, keys_.data(), room,
+                                                  pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching static_pairs");
   }
 
   // The moving proxies gathered, their (moving, static) pairs counted and scanned, and their
   // frame swept; one wait (the sweep's) brings back the frame and what Pending holds.
-  Pending sweep_moving(const WorldOptions& options, WorldStats& stats, StreamHandle stream) {
+  Pending sweep_moving(const WorldOptions& options, int slot_bits, WorldStats& stats,
+                       StreamHandle stream) {
     const auto count = static_cast<std::uint32_t>(table_.moving().size());
     for (auto& array : moving_arrays_)
       array.resize_discarding(count);
     moving_categories_.resize_discarding(count);
     moving_masks_.resize_discarding(count);
     {
-      auto timer = timed("static_count");
+      auto timer = timed("query");
       if (count > 0) {
         gather_moving<<<blocks_for(count), kThreads, 0, stream>>>(
             moving_.data(), count, boxes_.data(), categories_.data(), masks_.data(),
@@ -670,15 +749,9 @@ class CudaWorld final : public WorldBackend {
             pending_.data());
         RSW_CUDA_CHECK_LAUNCH("launching gather_moving");
       }
-      static_counts_.resize_discarding(std::size_t{count} + 1);
-      static_offsets_.resize_discarding(std::size_t{count} + 1);
-      if (view_.cells > 0) {
-        static_pairs_kernel_count(count, stream);
-        enqueue_scan(static_counts_, static_offsets_, count, stream);
-        rsw::detail::copy_device_to_device(&pending_.data()->static_pairs,
-                                           static_offsets_.data() + count,
-                                           sizeof(unsigned long long), stream);
-      }
+      // Room for as many as the buffer held, and at first eight a moving proxy.
+      find_static_pairs(count, slot_bits, std::max(keys_.capacity(), std::size_t{8} * count),
+                        stream);
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
     }
     BoxSource source;
@@ -767,8 +840,6 @@ class CudaWorld final : public WorldBackend {
   std::array<DeviceBuffer<float>, 6> moving_arrays_;
   DeviceBuffer<std::uint32_t> moving_categories_;
   DeviceBuffer<std::uint32_t> moving_masks_;
-  DeviceBuffer<std::uint32_t> static_counts_;
-  DeviceBuffer<unsigned long long> static_offsets_;
   DeviceBuffer<std::uint64_t> keys_;
   DeviceBuffer<std::uint64_t> sorted_keys_;
   DeviceBuffer<std::uint8_t> temp_;
