@@ -99,6 +99,10 @@ void stats_panel(const OverlayStats& stats) {
   ImGui::Text("pairs       %s", with_thousands(stats.pairs).c_str());
   ImGui::Text("sort passes %d run, %d skipped", stats.sort_passes_run,
               stats.sort_passes_total - stats.sort_passes_run);
+  if (stats.events) {
+    ImGui::Text("contacts    %s began, %s ended", with_thousands(stats.found).c_str(),
+                with_thousands(stats.lost).c_str());
+  }
   ImGui::End();
 }
 

@@ -91,8 +91,9 @@ constexpr const char* kHeadlessScreenshot = "radixsweep.png";
 constexpr const char* kHeadlessStats = "radixsweep-stats.json";
 
 // The overlay's stage list: the frame's data path in order.
-const std::vector<std::string> kStages = {"integrate", "aabb",    "keys",         "sort",  "list",
-                                          "sweep",     "gravity", "narrow phase", "render"};
+const std::vector<std::string> kStages = {"integrate", "aabb",  "keys",    "sort",
+                                          "list",      "sweep", "gravity", "narrow phase",
+                                          "contacts",  "render"};
 // The sort choices of the UI, and the algorithms they stand for.
 const std::vector<std::pair<std::string, rsw::sort::Algorithm>> kSorts = {
     {"CPU radix", rsw::sort::Algorithm::Cpu},
@@ -186,7 +187,10 @@ class Demo {
                      .candidates = counts.candidates,
                      .pairs = counts.pairs,
                      .sort_passes_run = counts.sort_passes_run,
-                     .sort_passes_total = counts.sort_passes_total},
+                     .sort_passes_total = counts.sort_passes_total,
+                     .events = counts.events,
+                     .found = counts.found,
+                     .lost = counts.lost},
                     controls_, renderer_);
       if (std::exchange(controls_.screenshot, false)) save_screenshot(frame);
       if (display_.window) {
@@ -267,18 +271,23 @@ class Demo {
     stats.update(profile);
     Json objects = Json::array(), candidates = Json::array(), pairs = Json::array();
     Json passes_run = Json::array(), passes_skipped = Json::array();
+    Json found = Json::array(), lost = Json::array();
     for (const rsw::scenes::SceneStats& frame : counts_) {
       objects.push_back(frame.objects);
       candidates.push_back(frame.candidates);
       pairs.push_back(frame.pairs);
       passes_run.push_back(frame.sort_passes_run);
       passes_skipped.push_back(frame.sort_passes_total - frame.sort_passes_run);
+      found.push_back(frame.found);
+      lost.push_back(frame.lost);
     }
     stats["counts"] = {{"objects", objects},
                        {"candidates", candidates},
                        {"pairs", pairs},
                        {"sort_passes_run", passes_run},
-                       {"sort_passes_skipped", passes_skipped}};
+                       {"sort_passes_skipped", passes_skipped},
+                       {"found", found},
+                       {"lost", lost}};
     Json memory = Json::array();
     for (const MemorySample& sample : memory_) {
       memory.push_back({{"frame", sample.frame},

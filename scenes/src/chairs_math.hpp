@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "rsw/physics/broad_phase.hpp"
+#include "rsw/physics/world.hpp"
 #include "rsw/render/renderer.hpp"
 #include "scene_math.hpp"
 
@@ -15,9 +17,11 @@ struct ChairField {
   const float* orientation[4];  // quaternions (x, y, z, w)
   const float* velocity[3];
   std::uint32_t count;
-  float size[3];    // the mesh's scale: the chair's extent on its own axes
-  float origin[3];  // the centre of mass in the scaled mesh's frame (the mesh's centre at 0)
+  float size[3];       // the mesh's scale: the chair's extent on its own axes
+  float origin[3];     // the centre of mass in the scaled mesh's frame (the mesh's centre at 0)
+  const float* flash;  // per chair, 1 as it begins touching another, fading to 0; or nullptr
 };
+
 
 /// Chair i as an instance of Shape::Chair: its mesh's centre is the centre of mass less the
 /// turned origin. Coloured from a palette of paints by index, lighter while it moves fast.
@@ -54,10 +58,31 @@ RSW_HOST_DEVICE inline render::BoxInstance chair_instance(const ChairField& fiel
   hash ^= hash >> 13;
   const float* paint = kPaints[hash % 6];
   const float fast = speed_squared / (speed_squared + 25.0f);
-  for (int channel = 0; channel < 3; ++channel)
-    instance.colour[channel] = paint[channel] + (1.0f - paint[channel]) * 0.6f * fast;
+  constexpr float kFlash[3] = {1.0f, 0.93f, 0.55f};  // a warm white
+  const float flash = field.flash != nullptr ? field.flash[i] : 0.0f;
+  for (int channel = 0; channel < 3; ++channel) {
+    const float colour = paint[channel] + (1.0f - paint[channel]) * 0.6f * fast;
+    instance.colour[channel] = colour + (kFlash[channel] - colour) * 0.8f * flash;
+  }
   return instance;
 }
+
+/// Starts the flash of the chairs of a pair that began touching, when both are chairs (proxy
+/// indices below `count`: the chairs' proxies were made first, in chair order).
+RSW_HOST_DEVICE inline void flash_pair(float* flash, std::uint32_t count,
+                                       const physics::ProxyPair& pair) {
+  if (pair.a.index < count && pair.b.index < count) {
+    flash[pair.a.index] = 1.0f;
+    flash[pair.b.index] = 1.0f;
+  }
+}
+
+/// The chairs' bounds (six arrays of `count`) as Aabb records for the World, on the GPU.
+void pack_chair_boxes_on_gpu(const physics::DeviceAabbArrays& bounds, physics::Aabb* out,
+                             std::size_t count, StreamHandle stream);
+/// Fades every flash by `fade`, then flashes the chairs of the `found` pairs, on the GPU.
+void flash_chairs_on_gpu(float* flash, std::uint32_t count, float fade,
+                         DeviceSpan<const physics::ProxyPair> found, StreamHandle stream);
 
 /// chair_instance() of every chair into `out` (the renderer's mapped instance buffer), on the
 /// GPU (cuda/chairs_kernels.cu).

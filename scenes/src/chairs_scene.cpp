@@ -3,11 +3,14 @@
 // (physics::RigidWorld) whose collision proxy is a cluster of spheres along its seat, legs and
 // back; the broad phase finds the chairs whose boxes overlap, and their spheres push with a
 // spring-dashpot law and hold with friction. Sixteen substeps a frame keep the stiff contacts
-// stable.
+// stable. Once a frame the chairs' boxes and the ground also go into a physics::World, whose
+// events count the contacts that began and ended; a chair that begins touching another
+// flashes for a moment.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "rsw/engine/error.hpp"
 #include "rsw/physics/bounds.hpp"
 #include "rsw/physics/rigid_bodies.hpp"
+#include "rsw/physics/world.hpp"
 #include "scene_base.hpp"
 #include "scene_registry.hpp"
 
@@ -30,6 +34,8 @@ constexpr std::array<float, 3> kSize = {0.5f, 1.0f, 0.5f};
 constexpr float kSpacing = 0.85f;     // between chairs in a layer of the grid
 constexpr float kLayerHeight = 1.3f;  // between layers
 constexpr float kMass = 1.0f;
+// A chair's flash fades over this many frames (a quarter of a second at 60 frames a second).
+constexpr float kFlashFrames = 15.0f;
 
 // State arrays: position (0-2), orientation x, y, z, w (3-6), velocity (7-9), angular
 // velocity (10-12).
@@ -85,7 +91,16 @@ class ChairsScene final : public SceneBase<kArrays> {
     std::mt19937 generator(settings.seed);
     drop(generator);
     drawn_on_ = nullptr;  // the floor follows the pile's width
+    contacts_.reset();    // made on the first step, from the chairs' boxes
     place();
+  }
+
+  SceneStats stats() const override {
+    SceneStats stats = SceneBase::stats();
+    stats.events = true;
+    stats.found = found_;
+    stats.lost = lost_;
+    return stats;
   }
 
   void step(StageProfiler& profiler) override {
@@ -121,6 +136,8 @@ class ChairsScene final : public SceneBase<kArrays> {
       }
       record_broad_phase(profiler);
     }
+    auto timer = profiler.time("contacts", backend(), stream());
+    track_contacts();
   }
 
   render::OrbitCamera camera() const override {
@@ -148,7 +165,8 @@ class ChairsScene final : public SceneBase<kArrays> {
       drawn_on_ = &renderer;
     }
     renderer.draw_height_field();
-    const ChairField state = field();
+    ChairField state = field();
+    if (contacts_ready()) state.flash = on_gpu() ? device_flash_.data() : flash_.data();
     draw_instances(
         renderer, render::Shape::Chair,
         [&](render::BoxInstance* out) { write_chair_instances_on_gpu(state, out, stream()); },
@@ -160,8 +178,8 @@ class ChairsScene final : public SceneBase<kArrays> {
   // from the one below; each chair turned about y at random and tipped a little, at rest.
   void drop(std::mt19937& generator) {
     std::uniform_real_distribution<float> unit(0.0f, 1.0f);
-    const auto across = static_cast<std::uint32_t>(
-        std::ceil(std::sqrt(static_cast<float>(count_) / 10.0f)));
+    const auto across =
+        static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<float>(count_) / 10.0f)));
     const std::uint32_t per_layer = across * across;
     half_width_ = 0.5f * kSpacing * static_cast<float>(across);
     const float lowest = 0.5f * kSize[1] + 0.3f;
@@ -208,7 +226,7 @@ class ChairsScene final : public SceneBase<kArrays> {
   }
   physics::DeviceRigidBodies device_bodies() {
     const auto span = [&](int index) { return DeviceSpan<float>{array(index), count_}; };
-    return {span(0), span(1), span(2), span(3), span(4),  span(5),  span(6),
+    return {span(0), span(1), span(2), span(3),  span(4),  span(5),  span(6),
             span(7), span(8), span(9), span(10), span(11), span(12), {}};
   }
 
@@ -229,12 +247,85 @@ class ChairsScene final : public SceneBase<kArrays> {
 
   void upload_rest() override { device_bounds_.resize(count_); }
 
+  bool contacts_ready() const { return contacts_ && contacts_backend_ == backend(); }
+
+  // The chairs' boxes of the last substep into the World and a step; its events start the
+  // flashes. The World (the chairs as moving proxies 0 .. n-1, then the ground as a static
+  // one) is made on the first frame and again when the backend changes; its first step's
+  // pairs flash nothing.
+  void track_contacts() {
+    const bool fresh = !contacts_ready();
+    if (fresh) {
+      contacts_.reset();
+      contacts_.emplace(physics::WorldOptions{.backend = backend(), .stream = stream()});
+      contacts_backend_ = backend();
+    }
+    if (on_gpu()) {
+      device_boxes_.resize_discarding(count_);
+      pack_chair_boxes_on_gpu(device_bounds_.view(), device_boxes_.data(), count_, stream());
+      if (fresh) {
+        device_proxies_.resize_discarding(count_);
+        contacts_->create(device_boxes_.span(), {}, device_proxies_.span());
+        device_flash_.resize_discarding(count_);
+        device_flash_.fill_zero(stream());
+      } else {
+        contacts_->move(device_proxies_.span(), device_boxes_.span());
+      }
+    } else {
+      resize_host(boxes_, count_, "the chairs' boxes");
+      const physics::AabbArrays bounds = host_bounds_.view();
+      for (std::uint32_t i = 0; i < count_; ++i) {
+        boxes_[i] = {{bounds.min_x[i], bounds.min_y[i], bounds.min_z[i]},
+                     {bounds.max_x[i], bounds.max_y[i], bounds.max_z[i]}};
+      }
+      if (fresh) {
+        resize_host(proxies_, count_, "the chairs' proxies");
+        contacts_->create(boxes_, {}, proxies_);
+        flash_.assign(count_, 0.0f);
+      } else {
+        contacts_->move(proxies_, boxes_);
+      }
+    }
+    if (fresh) {
+      const float floor = 2.0f * half_width_ + 4.0f;
+      contacts_->create(physics::Aabb{{-floor, -1, -floor}, {floor, 0, floor}},
+                        {.motion = physics::Motion::Static});
+    }
+    contacts_->step();
+    found_ = fresh ? 0 : contacts_->stats().found;
+    lost_ = fresh ? 0 : contacts_->stats().lost;
+    const float step = 1.0f / kFlashFrames;
+    if (on_gpu()) {
+      const DeviceSpan<const physics::ProxyPair> found =
+          fresh ? DeviceSpan<const physics::ProxyPair>{} : contacts_->events_device().found;
+      flash_chairs_on_gpu(device_flash_.data(), count_, step, found, stream());
+    } else {
+      for (float& flash : flash_)
+        flash = std::max(flash - step, 0.0f);
+      if (!fresh) {
+        for (const physics::ProxyPair& pair : contacts_->events().found)
+          flash_pair(flash_.data(), count_, pair);
+      }
+    }
+  }
+
   physics::RigidWorld world_;
   physics::AabbStore host_bounds_;
   physics::DeviceAabbStore device_bounds_;
   float half_width_ = 1;
   float top_ = 1;
   const render::Renderer* drawn_on_ = nullptr;
+  // The contacts' World, and the chairs' flashes.
+  std::optional<physics::World> contacts_;
+  Backend contacts_backend_ = Backend::Cpu;
+  std::vector<physics::Aabb> boxes_;
+  std::vector<physics::ProxyId> proxies_;
+  std::vector<float> flash_;
+  DeviceBuffer<physics::Aabb> device_boxes_;
+  DeviceBuffer<physics::ProxyId> device_proxies_;
+  DeviceBuffer<float> device_flash_;
+  std::size_t found_ = 0;
+  std::size_t lost_ = 0;
 };
 
 }  // namespace

@@ -42,6 +42,23 @@ TEST(ChairsScene, ChairsComeToRestAboveTheGround) {
   EXPECT_GT(scene->stats().pairs, 100u) << "the pile's chairs touch";
 }
 
+TEST(ChairsScene, ContactsThatBeginAndEndAreCounted) {
+  // Falling chairs land on each other: contacts begin, and some end as chairs bounce and slide.
+  std::unique_ptr<Scene> scene = dropped(200, 3, 1);
+  EXPECT_TRUE(scene->stats().events);
+  EXPECT_EQ(scene->stats().found, 0u) << "the first step's pairs are the start, not contacts";
+  std::size_t found = 0;
+  std::size_t lost = 0;
+  for (int frame = 0; frame < 200; ++frame) {
+    rsw::scenes::testing::advance(*scene, 1);
+    found += scene->stats().found;
+    lost += scene->stats().lost;
+  }
+  EXPECT_GT(found, 100u);
+  EXPECT_GT(lost, 10u);
+  EXPECT_LT(lost, found) << "the pile holds more contacts than it started with";
+}
+
 TEST(ChairsScene, TheSameSeedGivesTheSameRun) {
   EXPECT_EQ(dropped(150, 9, 40)->positions(), dropped(150, 9, 40)->positions());
   EXPECT_NE(dropped(150, 9, 40)->positions(), dropped(150, 10, 40)->positions());

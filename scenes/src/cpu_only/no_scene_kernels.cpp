@@ -27,6 +27,14 @@ void write_instances_on_gpu(const BoxField&, render::BoxInstance*, StreamHandle)
 void write_chair_instances_on_gpu(const ChairField&, render::BoxInstance*, StreamHandle) {
   no_gpu();
 }
+void pack_chair_boxes_on_gpu(const physics::DeviceAabbArrays&, physics::Aabb*, std::size_t,
+                             StreamHandle) {
+  no_gpu();
+}
+void flash_chairs_on_gpu(float*, std::uint32_t, float, DeviceSpan<const physics::ProxyPair>,
+                         StreamHandle) {
+  no_gpu();
+}
 void kick_drift_on_gpu(const Motion&, float, float, StreamHandle) {
   no_gpu();
 }

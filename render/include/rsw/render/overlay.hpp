@@ -43,6 +43,9 @@ struct OverlayStats {
   std::size_t pairs = 0;       ///< overlapping pairs found
   int sort_passes_run = 0;     ///< radix passes that moved data in the frame's box sort
   int sort_passes_total = 0;   ///< passes its bit range needs
+  bool events = false;         ///< the scene reports contacts (a physics::World's events)
+  std::size_t found = 0;       ///< contacts that began at the last step
+  std::size_t lost = 0;        ///< contacts that ended at the last step
 };
 
 /// The demo's controls, edited by the overlay; the application acts on them. The three

@@ -43,6 +43,9 @@ struct SceneStats {
   std::size_t pairs = 0;       ///< overlapping pairs found
   int sort_passes_run = 0;     ///< radix passes of the box sort that moved data
   int sort_passes_total = 0;   ///< passes its bit range needs
+  bool events = false;         ///< the scene keeps its bodies in a physics::World
+  std::size_t found = 0;       ///< pairs that began overlapping at its last step
+  std::size_t lost = 0;        ///< pairs that ended overlapping at its last step
 };
 
 /// A simulation the demo runs and draws.
