@@ -196,11 +196,11 @@ class CpuWorld final : public WorldBackend {
     const auto index = static_cast<std::size_t>(set);
     if (!device_ready_[index]) {
       const std::span<const Pair> pairs = set_of(set);
-      std::vector<ProxyPair> ids(pairs.size());
-      std::ranges::transform(pairs, ids.begin(), [&](const Pair& p) {
+      resize_host(named_, pairs.size(), "the pairs named by their proxies");
+      std::ranges::transform(pairs, named_.begin(), [&](const Pair& p) {
         return ProxyPair{table_.id_of(p.a), table_.id_of(p.b)};
       });
-      device_[index].upload(ids);
+      device_[index].upload(named_);
       synchronize(nullptr);
       device_ready_[index] = true;
     }
@@ -353,6 +353,7 @@ class CpuWorld final : public WorldBackend {
   std::vector<Pair> next_;   // this step's, until it succeeds
   std::vector<Pair> found_;
   std::vector<Pair> lost_;
+  std::vector<ProxyPair> named_;  // a set on its way to the device
   std::array<DeviceBuffer<ProxyPair>, 3> device_;
   std::array<bool, 3> device_ready_{};
 };

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +41,10 @@ struct World::Impl {
   bool statics_changed = false;
   WorldStats stats;
   bool have_step = false;
-  std::optional<std::vector<ProxyPair>> host_sets[3];  // converted on first request
+  // The last step's sets as ProxyPairs, converted on first request; their capacity is kept,
+  // so a world in its steady state allocates nothing here.
+  std::vector<ProxyPair> host_sets[3];
+  bool host_ready[3] = {};
 
   explicit Impl(const WorldOptions& world_options) : options(world_options) {
     backend = options.brute_force ? rsw::Backend::Cpu : resolve_backend(options.backend);
@@ -165,8 +167,7 @@ struct World::Impl {
   void step() {
     const detail::Clock::time_point start = detail::Clock::now();
     have_step = false;
-    for (auto& set : host_sets)
-      set.reset();
+    std::ranges::fill(host_ready, false);
     stats = WorldStats{};
     worker->step(changes(), options, stats);
     moved.clear();
@@ -183,16 +184,17 @@ struct World::Impl {
 
   std::span<const ProxyPair> host_set(detail::PairSet set) {
     if (!have_step) return {};
-    std::optional<std::vector<ProxyPair>>& converted = host_sets[static_cast<int>(set)];
-    if (!converted) {
+    const auto index = static_cast<std::size_t>(set);
+    std::vector<ProxyPair>& converted = host_sets[index];
+    if (!host_ready[index]) {
       const std::span<const Pair> pairs = worker->host_pairs(set);
-      std::vector<ProxyPair> ids(pairs.size());
-      std::ranges::transform(pairs, ids.begin(), [&](const Pair& p) {
+      resize_host(converted, pairs.size(), "the pairs named by their proxies");
+      std::ranges::transform(pairs, converted.begin(), [&](const Pair& p) {
         return ProxyPair{table.id_of(p.a), table.id_of(p.b)};
       });
-      converted = std::move(ids);
+      host_ready[index] = true;
     }
-    return *converted;
+    return converted;
   }
 
   DeviceSpan<const ProxyPair> device_set(detail::PairSet set) {

@@ -74,7 +74,7 @@ enum class Motion : std::uint8_t {
 
 /// Setup of a proxy.
 struct ProxyOptions {
-  Motion motion = Motion::Moving;
+  Motion motion = Motion::Moving;    ///< static or moving, for the proxy's life
   std::uint32_t category = 1;        ///< filter bits, as in FilterArrays
   std::uint32_t mask = 0xFFFFFFFFu;  ///< filter bits, as in FilterArrays
   std::uint64_t user = 0;            ///< the caller's value, kept with the proxy
@@ -208,10 +208,13 @@ class RSW_API World {
 
 }  // namespace rsw::physics
 
+namespace std {
 /// Hashes a ProxyId (for unordered containers).
 template <>
-struct std::hash<rsw::physics::ProxyId> {
+struct hash<rsw::physics::ProxyId> {
+  /// The hash of the id's slot and generation as one 64-bit value.
   std::size_t operator()(const rsw::physics::ProxyId& id) const noexcept {
     return std::hash<std::uint64_t>{}(std::uint64_t{id.index} << 32 | id.generation);
   }
 };
+}  // namespace std
