@@ -3,9 +3,10 @@
 //
 //   [statics changed: summary (CUB reduce) -> plan on the host -> count listings -> scan ->
 //    write keys -> sort (CUB) -> gather listings -> cell starts]
-//   gather_moving -> count_static_pairs -> scan  \  one wait, inside the
-//   moving boxes' BroadPhase frame (the CUDA sweep)  /  sweep's
-//   write_static_pairs + pack_moving_pairs -> sort the pair keys (CUB) -> unpack
+//   gather_moving -> static_pairs (a warp a moving proxy, into room sized from the last step)
+//   -> the moving boxes' BroadPhase frame (the CUDA sweep, whose wait brings back the static
+//   pairs' count too) [-> static_pairs again, at the count, when they did not fit]
+//   -> pack_moving_pairs -> sort the pair keys (CUB) -> unpack
 //   -> the difference with the last step's pairs (pair_events.cu) -> the wait for its counts
 //
 // Pair keys hold the two slots in 2 * bits(slots) bits, so the sort of a step's pairs reads
