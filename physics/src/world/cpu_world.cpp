@@ -23,25 +23,8 @@ namespace {
 // Below this many moving proxies per thread, threads cost more than they save.
 constexpr std::size_t kMinProxiesPerThread = 4 * 1024;
 
-void load(const Aabb& box, float (&low)[3], float (&high)[3]) {
-  low[0] = box.min.x;
-  low[1] = box.min.y;
-  low[2] = box.min.z;
-  high[0] = box.max.x;
-  high[1] = box.max.y;
-  high[2] = box.max.z;
-}
-
-// The error for a proxy's invalid box at a step (boxes from device arrays).
 Error invalid_proxy(const ProxyTable& table, std::uint32_t slot) {
-  float low[3];
-  float high[3];
-  load(table.boxes[slot], low, high);
-  const ProxyId id = table.id_of(slot);
-  std::string message = describe_invalid_box(slot, low, high);
-  message.replace(0, 3, "proxy");  // "box 7 has ..." -> "proxy 7 has ..."
-  return Error(ErrorKind::InvalidArgument,
-               "World::step: " + message + " (generation " + std::to_string(id.generation) + ")");
+  return table.invalid_box_error(slot, table.boxes[slot]);
 }
 
 // The static proxies listed in the cells of their own grid, in host memory.
@@ -56,7 +39,7 @@ class HostStaticCells {
     for (const std::uint32_t slot : table.statics()) {
       float low[3];
       float high[3];
-      load(table.boxes[slot], low, high);
+      corners(table.boxes[slot], low, high);
       if (!box_is_valid(low, high)) {
         if (options.invalid_boxes == InvalidBoxes::Reject) throw invalid_proxy(table, slot);
         ++excluded;
@@ -78,7 +61,7 @@ class HostStaticCells {
     for (const std::uint32_t slot : listed_) {
       float low[3];
       float high[3];
-      load(table.boxes[slot], low, high);
+      corners(table.boxes[slot], low, high);
       const StaticListing listing = make_listing(view_, low, high, slot);
       const bool small = is_small_static(listing.min_s, listing.max_s, view_.small_extent);
       const CellRange range =
@@ -259,7 +242,7 @@ class CpuWorld final : public WorldBackend {
       for (std::size_t i = 0; i < count; ++i) {
         float low[3];
         float high[3];
-        load(moving_boxes_[i], low, high);
+        corners(moving_boxes_[i], low, high);
         if (!box_is_valid(low, high)) throw invalid_proxy(table_, moving[i]);
       }
       throw;
@@ -287,7 +270,7 @@ class CpuWorld final : public WorldBackend {
         const std::uint32_t slot = moving[i];
         float low[3];
         float high[3];
-        load(table_.boxes[slot], low, high);
+        corners(table_.boxes[slot], low, high);
         if (options.invalid_boxes == InvalidBoxes::Exclude && !box_is_valid(low, high)) continue;
         const MovingQuery query =
             make_query(statics, low, high, table_.categories()[slot], table_.masks()[slot]);
@@ -314,7 +297,7 @@ class CpuWorld final : public WorldBackend {
     const auto valid = [&](std::uint32_t slot) {
       float low[3];
       float high[3];
-      load(table_.boxes[slot], low, high);
+      corners(table_.boxes[slot], low, high);
       return box_is_valid(low, high);
     };
     for (const std::uint32_t slot : table_.statics()) {

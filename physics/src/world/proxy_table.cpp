@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "../broad_phase/host_boxes.hpp"
 #include "rsw/engine/error.hpp"
+#include "static_cells.hpp"
 
 namespace rsw::physics::detail {
 namespace {
@@ -79,6 +81,16 @@ void ProxyTable::stepped() {
 bool ProxyTable::contains(ProxyId id) const noexcept {
   return id.index < states_.size() && states_[id.index] != SlotState::Free &&
          generations_[id.index] == id.generation;
+}
+
+Error ProxyTable::invalid_box_error(std::uint32_t slot, const Aabb& box) const {
+  float low[3];
+  float high[3];
+  corners(box, low, high);
+  std::string message = describe_invalid_box(slot, low, high);
+  message.replace(0, 3, "proxy");  // "box 7 has ..." -> "proxy 7 has ..."
+  return Error(ErrorKind::InvalidArgument, "World::step: " + message + " (generation " +
+                                               std::to_string(generations_[slot]) + ")");
 }
 
 std::uint32_t ProxyTable::slot_of(ProxyId id, std::string_view what) const {

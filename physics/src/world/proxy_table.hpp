@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rsw/engine/error.hpp"
 #include "rsw/physics/world.hpp"
 
 namespace rsw::physics::detail {
@@ -42,6 +43,9 @@ class ProxyTable {
   /// this table has this id.
   std::uint32_t slot_of(ProxyId id, std::string_view what) const;
   bool contains(ProxyId id) const noexcept;
+  /// The error of a step that meets `box`, invalid, as the box of the proxy in `slot`:
+  /// "World::step: proxy 7 has min > max on y (...) (generation 3)".
+  Error invalid_box_error(std::uint32_t slot, const Aabb& box) const;
   ProxyId id_of(std::uint32_t slot) const noexcept { return {slot, generations_[slot]}; }
 
   /// Slots ever used: the size of every per-slot array.

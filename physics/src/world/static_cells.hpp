@@ -20,6 +20,16 @@
 
 namespace rsw::physics::detail {
 
+/// A box's corners as the plan and the look-up read them: low[axis], high[axis].
+RSW_HOST_DEVICE inline void corners(const Aabb& box, float (&low)[3], float (&high)[3]) {
+  low[0] = box.min.x;
+  low[1] = box.min.y;
+  low[2] = box.min.z;
+  high[0] = box.max.x;
+  high[1] = box.max.y;
+  high[2] = box.max.z;
+}
+
 /// A static proxy's listing in one cell: 32 bytes, one sector.
 struct alignas(16) StaticListing {
   float min_u, max_u;

@@ -12,6 +12,7 @@
 #include "proxy_table.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
+#include "static_cells.hpp"
 #include "world_backend.hpp"
 
 namespace rsw::physics {
@@ -21,12 +22,6 @@ namespace {
 std::uint32_t next_world_seed() {
   static std::atomic<std::uint32_t> worlds{0};
   return worlds.fetch_add(1, std::memory_order_relaxed) * 0x9E3779B9u + 0x7F4A7C15u;
-}
-
-bool valid_box(const Aabb& box) {
-  const float low[3] = {box.min.x, box.min.y, box.min.z};
-  const float high[3] = {box.max.x, box.max.y, box.max.z};
-  return detail::box_is_valid(low, high);
 }
 
 }  // namespace
@@ -60,10 +55,10 @@ struct World::Impl {
   void check_boxes(std::span<const Aabb> boxes, std::string_view what) const {
     if (options.invalid_boxes != InvalidBoxes::Reject) return;
     for (std::size_t i = 0; i < boxes.size(); ++i) {
-      if (valid_box(boxes[i])) continue;
-      const Aabb& box = boxes[i];
-      const float low[3] = {box.min.x, box.min.y, box.min.z};
-      const float high[3] = {box.max.x, box.max.y, box.max.z};
+      float low[3];
+      float high[3];
+      detail::corners(boxes[i], low, high);
+      if (detail::box_is_valid(low, high)) continue;
       throw Error(ErrorKind::InvalidArgument,
                   std::string(what) + ": " + detail::describe_invalid_box(i, low, high));
     }

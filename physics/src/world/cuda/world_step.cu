@@ -65,15 +65,6 @@ __global__ void clear_pending(Pending* pending) {
   *pending = {kNone, 0, kNone, 0, 0, 0};
 }
 
-__device__ inline void load(const Aabb& box, float (&low)[3], float (&high)[3]) {
-  low[0] = box.min.x;
-  low[1] = box.min.y;
-  low[2] = box.min.z;
-  high[0] = box.max.x;
-  high[1] = box.max.y;
-  high[2] = box.max.z;
-}
-
 __global__ void scatter_boxes(const std::uint32_t* slots, const Aabb* boxes, std::size_t count,
                               Aabb* by_slot) {
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
@@ -106,7 +97,7 @@ struct StaticSummary {
     const std::uint32_t slot = statics[i];
     float low[3];
     float high[3];
-    load(boxes[slot], low, high);
+    corners(boxes[slot], low, high);
     if (!box_is_valid(low, high)) {
       summary.invalid = 1;
       summary.first_invalid = i;
@@ -129,7 +120,7 @@ __device__ inline std::uint32_t static_listings(const StaticCellsView& view, con
                                                 std::uint32_t category) {
   float low[3];
   float high[3];
-  load(box, low, high);
+  corners(box, low, high);
   if (category == 0 || !box_is_valid(low, high)) return 0;
   const CellGrid& grid = view.grid;
   return grid.cells_of(low[grid.axis_u], high[grid.axis_u], low[grid.axis_v], high[grid.axis_v])
@@ -155,7 +146,7 @@ __global__ void write_listing_keys(StaticCellsView view, int cell_bits,
   if (static_listings(view, boxes[slot], categories[slot]) == 0) return;
   float low[3];
   float high[3];
-  load(boxes[slot], low, high);
+  corners(boxes[slot], low, high);
   const StaticListing listing = make_listing(view, low, high, slot);
   const bool small = is_small_static(listing.min_s, listing.max_s, view.small_extent);
   const CellGrid& grid = view.grid;
@@ -175,7 +166,7 @@ __global__ void gather_listings(StaticCellsView view, const std::uint32_t* slots
   if (j >= count) return;
   float low[3];
   float high[3];
-  load(boxes[slots[j]], low, high);
+  corners(boxes[slots[j]], low, high);
   out[j] = make_listing(view, low, high, slots[j]);
 }
 
@@ -218,7 +209,7 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
   const std::uint32_t slot = moving[i];
   float low[3];
   float high[3];
-  load(boxes[slot], low, high);
+  corners(boxes[slot], low, high);
 #pragma unroll
   for (int axis = 0; axis < 3; ++axis) {
     out.min[axis][i] = low[axis];
@@ -275,7 +266,7 @@ __global__ void __launch_bounds__(kThreads)
     const std::uint32_t slot = moving[i];
     float low[3];
     float high[3];
-    load(boxes[slot], low, high);
+    corners(boxes[slot], low, high);
     if (!box_is_valid(low, high)) continue;
     const MovingQuery m = make_query(view, low, high, view.categories[slot], view.masks[slot]);
     const float reach = m.min_s - view.small_extent;
@@ -791,12 +782,7 @@ class CudaWorld final : public WorldBackend {
     Aabb box;
     rsw::detail::copy_device_to_host(&box, boxes_.data() + slot, sizeof(box), stream);
     synchronize(stream);
-    const float low[3] = {box.min.x, box.min.y, box.min.z};
-    const float high[3] = {box.max.x, box.max.y, box.max.z};
-    std::string message = describe_invalid_box(slot, low, high);
-    message.replace(0, 3, "proxy");
-    return Error(ErrorKind::InvalidArgument, "World::step: " + message + " (generation " +
-                                                 std::to_string(table_.generations()[slot]) + ")");
+    return table_.invalid_box_error(slot, box);
   }
 
   const ProxyTable& table_;
