@@ -21,6 +21,23 @@ std::uint32_t first_generation(std::uint32_t seed, std::uint32_t slot) {
 
 }  // namespace
 
+void ProxyTable::reserve(std::size_t count, Motion motion) {
+  const std::size_t fresh = count > free_.size() ? count - free_.size() : 0;
+  if (states_.size() + fresh > 0xFFFFFFFFu) {
+    throw Error(ErrorKind::OutOfMemory, "World::create: 2^32 - 1 proxies, more than ids reach");
+  }
+  const std::size_t size = states_.size() + fresh;
+  reserve_geometric(boxes, size);
+  reserve_geometric(generations_, size);
+  reserve_geometric(categories_, size);
+  reserve_geometric(masks_, size);
+  reserve_geometric(users_, size);
+  reserve_geometric(states_, size);
+  reserve_geometric(positions_, size);
+  std::vector<std::uint32_t>& list = motion == Motion::Static ? statics_ : moving_;
+  reserve_geometric(list, list.size() + count);
+}
+
 std::uint32_t ProxyTable::allocate(const ProxyOptions& options) {
   std::uint32_t slot = 0;
   if (!free_.empty()) {
@@ -28,19 +45,8 @@ std::uint32_t ProxyTable::allocate(const ProxyOptions& options) {
     free_.pop_back();
     if (++generations_[slot] == 0) generations_[slot] = 1;
   } else {
-    if (states_.size() >= 0xFFFFFFFFu) {
-      throw Error(ErrorKind::OutOfMemory, "World::create: 2^32 - 1 proxies, more than ids reach");
-    }
+    reserve(1, options.motion);  // nothing if the caller reserved
     slot = static_cast<std::uint32_t>(states_.size());
-    // Every array has room before any is written, so a failed growth leaves them all alike.
-    const std::size_t size = states_.size() + 1;
-    reserve_geometric(boxes, size);
-    reserve_geometric(generations_, size);
-    reserve_geometric(categories_, size);
-    reserve_geometric(masks_, size);
-    reserve_geometric(users_, size);
-    reserve_geometric(states_, size);
-    reserve_geometric(positions_, size);
     boxes.emplace_back();
     generations_.push_back(first_generation(seed_, slot));
     categories_.push_back(0);
@@ -51,7 +57,7 @@ std::uint32_t ProxyTable::allocate(const ProxyOptions& options) {
   }
   const SlotState state = options.motion == Motion::Static ? SlotState::Static : SlotState::Moving;
   std::vector<std::uint32_t>& list = list_of(state);
-  reserve_geometric(list, list.size() + 1);
+  reserve_geometric(list, list.size() + 1);  // nothing if the caller reserved
   list.push_back(slot);
   states_[slot] = state;
   positions_[slot] = static_cast<std::uint32_t>(list.size() - 1);
@@ -72,7 +78,7 @@ void ProxyTable::release(std::uint32_t slot) {
   released_.push_back(slot);
 }
 
-void ProxyTable::stepped() {
+void ProxyTable::stepped() noexcept {
   free_.insert(free_.end(), reported_.begin(), reported_.end());
   reported_.swap(released_);
   released_.clear();

@@ -32,12 +32,21 @@ class ProxyTable {
   /// rejected (but for a chance of 2^-32 a slot).
   explicit ProxyTable(std::uint32_t seed) : seed_(seed) {}
 
+  /// Room for `count` more proxies of `motion`, so that as many allocate() calls after it
+  /// allocate no memory and cannot fail: a batch is made whole or not at all.
+  void reserve(std::size_t count, Motion motion);
   /// A slot for a new proxy, with its options (the box set by the caller).
   std::uint32_t allocate(const ProxyOptions& options);
+  /// Room for `count` more release() calls, which then allocate no memory and cannot fail.
+  void reserve_releases(std::size_t count) {
+    reserve_geometric(released_, released_.size() + count);
+  }
   /// Frees a live proxy's slot (it is reused two steps later).
   void release(std::uint32_t slot);
+  /// Room for stepped(), which then allocates no memory and cannot fail: called before a step.
+  void prepare_step() { reserve_geometric(free_, free_.size() + reported_.size()); }
   /// A step ran: the slots it reported lost move one stage closer to reuse.
-  void stepped();
+  void stepped() noexcept;
 
   /// The slot of `id`; throws rsw::Error(InvalidArgument) naming `what` when no live proxy of
   /// this table has this id.

@@ -69,6 +69,7 @@ struct World::Impl {
     std::vector<std::uint32_t> slots;
     resize_host(slots, count, "the slots of the new proxies");
     detail::reserve_geometric(moved, moved.size() + count);
+    table.reserve(count, proxy.motion);
     for (std::size_t i = 0; i < count; ++i)
       slots[i] = table.allocate(proxy);
     layout_changed = true;
@@ -152,6 +153,7 @@ struct World::Impl {
       throw Error(ErrorKind::InvalidArgument,
                   "World::destroy: proxy index " + std::to_string(*repeat) + " given twice");
     }
+    table.reserve_releases(slots.size());  // then the loop cannot fail part-way
     for (const std::uint32_t slot : slots) {
       statics_changed = statics_changed || table.states()[slot] == detail::SlotState::Static;
       table.release(slot);
@@ -164,6 +166,7 @@ struct World::Impl {
     have_step = false;
     std::ranges::fill(host_ready, false);
     stats = WorldStats{};
+    table.prepare_step();
     worker->step(changes(), options, stats);
     moved.clear();
     layout_changed = false;
