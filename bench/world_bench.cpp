@@ -22,12 +22,6 @@ double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-rsw::Backend parse_backend(const std::string& name) {
-  if (name == "cpu") return rsw::Backend::Cpu;
-  if (name == "cuda" || name == "gpu") return rsw::Backend::Cuda;
-  throw Error(ErrorKind::InvalidArgument, "unknown backend '" + name + "' (cpu, cuda)");
-}
-
 std::string share_name(double share) {
   char name[32];
   std::snprintf(name, sizeof(name), "static%g", share);
@@ -42,14 +36,8 @@ struct Scene {
   std::mt19937 generator{std::random_device{}()};
 
   std::span<physics::Aabb> moving() { return std::span(boxes).subspan(statics); }
-  // Moves each moving box by up to `motion` per axis (workloads::jitter, in place).
   void jitter(float motion) {
-    std::uniform_real_distribution<float> delta(-motion, motion);
-    for (physics::Aabb& box : moving()) {
-      const physics::Vec3 d{delta(generator), delta(generator), delta(generator)};
-      box.min = {box.min.x + d.x, box.min.y + d.y, box.min.z + d.z};
-      box.max = {box.max.x + d.x, box.max.y + d.y, box.max.z + d.z};
-    }
+    workloads::jitter(moving(), motion, static_cast<std::uint32_t>(generator()));
   }
 };
 
@@ -188,7 +176,7 @@ void run_world_bench(const WorldBenchOptions& options, Report& report) {
           });
       scene.statics = static_cast<std::size_t>(share * static_cast<double>(count));
       for (const std::string& name : options.backends) {
-        const rsw::Backend backend = parse_backend(name);
+        const rsw::Backend backend = rsw::parse_backend(name);
         const Row frame = frame_row(scene, backend, false, options, dist);
         const Row sorted = frame_row(scene, backend, true, options, dist);
         Row world = world_row(scene, backend, options, dist);

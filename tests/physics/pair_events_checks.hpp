@@ -39,6 +39,20 @@ inline std::vector<physics::Pair> next_pair_set(const std::vector<physics::Pair>
   return {next.begin(), next.end()};
 }
 
+/// Two consecutive steps' pair sets: `count` random pairs, then each kept with probability
+/// `keep` and a third as many new ones added.
+struct ConsecutiveSets {
+  std::vector<physics::Pair> previous;
+  std::vector<physics::Pair> current;
+};
+
+inline ConsecutiveSets consecutive_sets(std::size_t count, double keep, std::mt19937& generator) {
+  const auto objects = static_cast<std::uint32_t>(count + 2);
+  ConsecutiveSets sets{.previous = make_pair_set(count, objects, generator)};
+  sets.current = next_pair_set(sets.previous, keep, count / 3 + 1, objects, generator);
+  return sets;
+}
+
 /// The oracle: the pairs of `from` that `without` lacks, sorted by (a, b).
 inline std::vector<physics::Pair> oracle_difference(const std::vector<physics::Pair>& from,
                                                     const std::vector<physics::Pair>& without) {

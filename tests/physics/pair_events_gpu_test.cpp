@@ -24,10 +24,7 @@ TEST_P(PairEventsGpu, MatchTheHostAndTheOracle) {
   const auto [count, keep] = GetParam();
   const std::uint32_t seed = std::random_device{}();
   std::mt19937 generator(seed);
-  const auto objects = static_cast<std::uint32_t>(count + 2);
-  const std::vector<Pair> previous = make_pair_set(count, objects, generator);
-  const std::vector<Pair> current =
-      next_pair_set(previous, keep, count / 3 + 1, objects, generator);
+  const auto [previous, current] = consecutive_sets(count, keep, generator);
   const DeviceBuffer<Pair> device_previous{std::span<const Pair>(previous)};
   const DeviceBuffer<Pair> device_current{std::span<const Pair>(current)};
   auto events = physics::detail::make_device_pair_events();

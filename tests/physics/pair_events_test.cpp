@@ -50,10 +50,7 @@ TEST_P(PairEventsRandom, MatchTheOracle) {
   const auto [count, keep] = GetParam();
   const std::uint32_t seed = std::random_device{}();
   std::mt19937 generator(seed);
-  const auto objects = static_cast<std::uint32_t>(count + 2);
-  const std::vector<Pair> previous = make_pair_set(count, objects, generator);
-  const std::vector<Pair> current =
-      next_pair_set(previous, keep, count / 3 + 1, objects, generator);
+  const auto [previous, current] = consecutive_sets(count, keep, generator);
   std::vector<Pair> found;
   std::vector<Pair> lost;
   physics::detail::find_pair_events(previous, current, found, lost);

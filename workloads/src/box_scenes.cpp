@@ -98,7 +98,7 @@ std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, std::ui
   return boxes;
 }
 
-void jitter(std::vector<physics::Aabb>& boxes, float step, std::uint32_t seed) {
+void jitter(std::span<physics::Aabb> boxes, float step, std::uint32_t seed) {
   std::mt19937 generator(seed);
   std::uniform_real_distribution<float> delta(-step, step);
   for (auto& box : boxes) {

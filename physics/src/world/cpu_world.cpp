@@ -8,7 +8,6 @@
 #include <string>
 #include <thread>
 
-#include "../broad_phase/host_boxes.hpp"
 #include "../broad_phase/sweep_backend.hpp"
 #include "pair_events.hpp"
 #include "rsw/engine/error.hpp"
@@ -22,10 +21,6 @@ namespace {
 
 // Below this many moving proxies per thread, threads cost more than they save.
 constexpr std::size_t kMinProxiesPerThread = 4 * 1024;
-
-Error invalid_proxy(const ProxyTable& table, std::uint32_t slot) {
-  return table.invalid_box_error(slot, table.boxes[slot]);
-}
 
 // The static proxies listed in the cells of their own grid, in host memory.
 class HostStaticCells {
@@ -41,7 +36,8 @@ class HostStaticCells {
       float high[3];
       corners(table.boxes[slot], low, high);
       if (!box_is_valid(low, high)) {
-        if (options.invalid_boxes == InvalidBoxes::Reject) throw invalid_proxy(table, slot);
+        if (options.invalid_boxes == InvalidBoxes::Reject)
+          throw table.invalid_box_error(slot, table.boxes[slot]);
         ++excluded;
         continue;
       }
@@ -243,7 +239,8 @@ class CpuWorld final : public WorldBackend {
         float low[3];
         float high[3];
         corners(moving_boxes_[i], low, high);
-        if (!box_is_valid(low, high)) throw invalid_proxy(table_, moving[i]);
+        if (!box_is_valid(low, high))
+          throw table_.invalid_box_error(moving[i], table_.boxes[moving[i]]);
       }
       throw;
     }
@@ -302,7 +299,8 @@ class CpuWorld final : public WorldBackend {
     };
     for (const std::uint32_t slot : table_.statics()) {
       if (valid(slot)) continue;
-      if (options.invalid_boxes == InvalidBoxes::Reject) throw invalid_proxy(table_, slot);
+      if (options.invalid_boxes == InvalidBoxes::Reject)
+        throw table_.invalid_box_error(slot, table_.boxes[slot]);
       ++static_excluded_;
     }
     for (const std::uint32_t m : table_.moving()) {

@@ -23,7 +23,6 @@
 #include <optional>
 #include <string>
 
-#include "../../broad_phase/host_boxes.hpp"
 #include "../../broad_phase/sweep_backend.hpp"
 #include "../pair_events.hpp"
 #include "../static_cells.hpp"
@@ -58,11 +57,11 @@ struct Pending {
   unsigned long long static_pairs;  ///< (moving, static) pairs counted this step
   unsigned long long candidates;    ///< tested by the static look-up
 
-  static Pending none() { return {kNone, 0, kNone, 0, 0, 0}; }
+  RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0}; }
 };
 
 __global__ void clear_pending(Pending* pending) {
-  *pending = {kNone, 0, kNone, 0, 0, 0};
+  *pending = Pending::none();
 }
 
 __global__ void scatter_boxes(const std::uint32_t* slots, const Aabb* boxes, std::size_t count,
@@ -402,7 +401,8 @@ class CudaWorld final : public WorldBackend {
     if (pending.first_invalid != kNone && options.invalid_boxes == InvalidBoxes::Reject) {
       throw invalid_proxy(table_.moving()[pending.first_invalid], stream);
     }
-    if (pending.static_pairs > keys_.size()) {  // the buffer was too small: again, at the count
+    const bool requery = pending.static_pairs > keys_.size();
+    if (requery) {  // the buffer was too small: again, at the count
       auto timer = timed("requery");
       find_static_pairs(moving, slot_bits, pending.static_pairs, stream);
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
@@ -457,7 +457,7 @@ class CudaWorld final : public WorldBackend {
     profiler_.flush();
     stats.upload_ms = last_ms("upload");
     stats.statics_ms = stats.statics_listed ? last_ms("statics") : 0.0;
-    stats.query_ms = last_ms("query") + last_ms("requery");
+    stats.query_ms = last_ms("query") + (requery ? last_ms("requery") : 0.0);
     stats.pair_sort_ms = last_ms("pair_sort");
     stats.events_ms = last_ms("events");
     stats.excluded_proxies = stats.moving.excluded_boxes + static_excluded_;
@@ -680,16 +680,6 @@ class CudaWorld final : public WorldBackend {
   unsigned long long scan(const DeviceBuffer<std::uint32_t>& counts,
                           DeviceBuffer<unsigned long long>& offsets, std::uint32_t items,
                           StreamHandle stream) {
-    enqueue_scan(counts, offsets, items, stream);
-    unsigned long long total = 0;
-    rsw::detail::copy_device_to_host(&total, offsets.data() + items, sizeof(total), stream);
-    synchronize(stream);
-    return total;
-  }
-
-  void enqueue_scan(const DeviceBuffer<std::uint32_t>& counts,
-                    DeviceBuffer<unsigned long long>& offsets, std::uint32_t items,
-                    StreamHandle stream) {
     const auto wide = thrust::make_transform_iterator(counts.data(), Widen{});
     std::size_t bytes = 0;
     RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, wide, offsets.data(),
@@ -699,6 +689,10 @@ class CudaWorld final : public WorldBackend {
     RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, wide, offsets.data(),
                                                  std::size_t{items} + 1, stream),
                    "scanning counts");
+    unsigned long long total = 0;
+    rsw::detail::copy_device_to_host(&total, offsets.data() + items, sizeof(total), stream);
+    synchronize(stream);
+    return total;
   }
 
   StaticCellsView query_view() {
@@ -720,8 +714,8 @@ class CudaWorld final : public WorldBackend {
     RSW_CUDA_CHECK_LAUNCH("launching static_pairs");
   }
 
-  // The moving proxies gathered, their (moving, static) pairs counted and scanned, and their
-  // frame swept; one wait (the sweep's) brings back the frame and what Pending holds.
+  // The moving proxies gathered, their (moving, static) pairs found, and their frame swept;
+  // one wait (the sweep's) brings back the frame and what Pending holds.
   Pending sweep_moving(const WorldOptions& options, int slot_bits, WorldStats& stats,
                        StreamHandle stream) {
     const auto count = static_cast<std::uint32_t>(table_.moving().size());

@@ -34,6 +34,6 @@ std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, std::ui
                                       double pairs_per_box = 5.0);
 
 /// Moves every box by a small random step (up to `step` per axis): the coherent case.
-void jitter(std::vector<physics::Aabb>& boxes, float step, std::uint32_t seed);
+void jitter(std::span<physics::Aabb> boxes, float step, std::uint32_t seed);
 
 }  // namespace rsw::workloads
