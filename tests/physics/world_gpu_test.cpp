@@ -3,6 +3,7 @@
 // and out, and stale ids and invalid boxes from device arrays reported at the step.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <random>
 
@@ -22,7 +23,8 @@ using physics::ProxyId;
 using physics::ProxyPair;
 using physics::World;
 
-// A step's sets by slot (generations differ between worlds: each world seeds its own).
+// A step's sets by slot (generations differ between worlds: each world seeds its own), each
+// sorted (the GPU's events come in the order found).
 struct SlotSets {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs, found, lost;
   friend bool operator==(const SlotSets&, const SlotSets&) = default;
@@ -32,6 +34,7 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> by_slot(std::span<const Pro
   std::vector<std::pair<std::uint32_t, std::uint32_t>> out;
   for (const ProxyPair& p : pairs)
     out.emplace_back(p.a.index, p.b.index);
+  std::ranges::sort(out);
   return out;
 }
 
@@ -47,6 +50,16 @@ TEST(WorldGpu, ARandomScriptMatchesTheOracleAtEveryStep) {
   WorldModel model;
   WorldScript script(seed, 12);
   script.run(world, model, 1000);
+}
+
+TEST(WorldGpu, ARandomScriptWithSortedEventsMatchesTheOracleInOrder) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world({.backend = rsw::Backend::Cuda, .sorted_events = true});
+  WorldModel model;
+  WorldScript script(seed, 12);
+  script.run(world, model, 300);
 }
 
 TEST(WorldGpu, TheSameScriptGivesTheCpuBackendsSetsAndTheDeviceSpansAgree) {

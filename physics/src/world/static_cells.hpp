@@ -5,11 +5,10 @@
 // In each cell the listings are sorted by their minimum on the sweep axis s. A moving box m
 // pairs with a static box t of the cell when they overlap on s, u and v and the cell is the
 // pair's home (the one holding the larger of the two minimum corners, as in the sweep). The
-// statics that overlap m on s are those starting inside [m.min_s, m.max_s] (a binary search,
-// then forward), and those starting before m.min_s and reaching it. For the second kind a
-// static of extent at most `small_extent` starts no earlier than m.min_s - small_extent, so a
-// short backward scan finds them; the few longer statics (a ground plane, a wall) are listed
-// apart and each cell's are all tested, up to m.max_s.
+// statics that overlap m on s start by m.max_s and end at or after m.min_s. A static of extent
+// at most `small_extent` then starts no earlier than m.min_s - small_extent, so the walk finds
+// that place (a binary search) and goes forward to m.max_s; the few longer statics (a ground
+// plane, a wall) are listed apart and each cell's are all tested, up to m.max_s.
 #pragma once
 
 #include <cstdint>
@@ -135,24 +134,21 @@ RSW_HOST_DEVICE std::uint32_t query_static_cells(const StaticCellsView& statics,
         ++candidates;
         if (pairs_in_cell(statics, cell, m, t)) report(t.slot);
       };
-      // Small statics: the first starting at or after min_s, forward to max_s, back to reach.
-      const std::uint32_t first = statics.small_start[cell];
-      const std::uint32_t end = statics.small_start[cell + 1];
-      std::uint32_t low_index = first;
-      std::uint32_t high_index = end;
-      while (low_index < high_index) {
-        const std::uint32_t middle = low_index + (high_index - low_index) / 2;
-        if (statics.listings[middle].min_s < m.min_s) {
-          low_index = middle + 1;
+      // Small statics: from the first that can reach m (starting at or after reach) to the
+      // last starting by max_s.
+      std::uint32_t first = statics.small_start[cell];
+      std::uint32_t high_index = statics.small_start[cell + 1];
+      const std::uint32_t end = high_index;
+      while (first < high_index) {
+        const std::uint32_t middle = first + (high_index - first) / 2;
+        if (statics.listings[middle].min_s < reach) {
+          first = middle + 1;
         } else {
           high_index = middle;
         }
       }
-      for (std::uint32_t j = low_index; j < end && statics.listings[j].min_s <= m.max_s; ++j) {
+      for (std::uint32_t j = first; j < end && statics.listings[j].min_s <= m.max_s; ++j) {
         test(statics.listings[j]);
-      }
-      for (std::uint32_t j = low_index; j > first && statics.listings[j - 1].min_s >= reach; --j) {
-        test(statics.listings[j - 1]);
       }
       // Long statics: all of the cell's that start by max_s.
       const std::uint32_t long_end = statics.long_start[cell + 1];
@@ -169,6 +165,11 @@ RSW_HOST_DEVICE std::uint32_t query_static_cells(const StaticCellsView& statics,
 RSW_HOST_DEVICE inline float small_extent_of(const BoxSummary& summary, int axis) {
   if (summary.valid == 0) return 0;
   return static_cast<float>(2.0 * summary.extent_sum[axis] / static_cast<double>(summary.valid));
+}
+
+/// The pair of slots x and y, the smaller first.
+RSW_HOST_DEVICE inline Pair ordered_pair(std::uint32_t x, std::uint32_t y) {
+  return x < y ? Pair{x, y} : Pair{y, x};
 }
 
 /// The pair of slots x and y as one key that sorts as (a, b) does: the smaller slot above the

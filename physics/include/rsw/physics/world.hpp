@@ -17,8 +17,9 @@
 // dropped), but spends its work on what moves: the static proxies are sorted and listed in
 // cells once, and again only when a static proxy is created, moved or destroyed; a step
 // sweeps the moving proxies against each other and looks each one up in the static cells.
-// Static proxies never pair with each other. The step's pairs, sorted, are compared with the
-// last step's on the device, so events cost no host round trip per pair.
+// Static proxies never pair with each other. Events cost no host round trip per pair: on the
+// GPU each pair of the step is tested against the last step's boxes, and each pair of the last
+// step against this step's; on the CPU the two sorted pair sets are merged.
 //
 // Handles: a ProxyId names a slot and the generation of the proxy in it. Slots are reused after
 // destroy(), with a new generation, so a stale id (or one of another World) passed to move(),
@@ -88,8 +89,8 @@ struct WorldOptions {
   SweepAxis axis = SweepAxis::X;                 ///< the sweep axis of statics and moving proxies
   InvalidBoxes invalid_boxes = InvalidBoxes::Reject;  ///< Reject: create/move (or step, for
                                                       ///< boxes from device arrays) throws
-  /// Report found and lost sorted by (a, b). The backends compare sorted pair sets, so their
-  /// events are in this order either way; the option promises it.
+  /// Report found and lost sorted by (a, b). Off, they come in the order the backend finds
+  /// them: sorted on the CPU, and on the GPU an order that varies from run to run.
   bool sorted_events = false;
   bool stage_times = true;  ///< time each stage of a step for stats() (see BroadPhaseOptions)
   /// The CUDA stream the GPU backend works on; nullptr: a stream of its own. Device arrays
@@ -131,8 +132,9 @@ struct WorldStats {
   double statics_ms = 0;    ///< the static proxies sorted and listed in cells (when they changed)
   double moving_ms = 0;     ///< the moving proxies gathered and swept among themselves
   double query_ms = 0;      ///< each moving proxy looked up in the static cells
-  double pair_sort_ms = 0;  ///< the step's pairs put in (a, b) order
-  double events_ms = 0;     ///< found and lost: the difference with the last step's pairs
+  double pair_sort_ms = 0;  ///< the step's pairs put in (a, b) order (the CPU backends; the
+                            ///< GPU sorts them only when pairs() asks)
+  double events_ms = 0;     ///< found and lost (and their sort, with sorted_events)
   double total_ms = 0;      ///< the whole of step(), host clock
 };
 

@@ -1,14 +1,8 @@
 // A build without CUDA steps a world on the CPU only.
-#include "../pair_events.hpp"
 #include "../world_backend.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::physics::detail {
-
-std::unique_ptr<DevicePairEvents> make_device_pair_events() {
-  throw Error(ErrorKind::DeviceUnavailable,
-              "GPU pair events are not in this build (it was configured without CUDA)");
-}
 
 std::unique_ptr<WorldBackend> make_cuda_world(const ProxyTable&) {
   throw Error(ErrorKind::DeviceUnavailable,

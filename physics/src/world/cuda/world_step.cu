@@ -6,11 +6,18 @@
 //   gather_moving -> static_pairs (a warp a moving proxy, into room sized from the last step)
 //   -> the moving boxes' BroadPhase frame (the CUDA sweep, whose wait brings back the static
 //   pairs' count too) [-> static_pairs again, at the count, when they did not fit]
-//   -> pack_moving_pairs -> sort the pair keys (CUB) -> unpack
-//   -> the difference with the last step's pairs (pair_events.cu) -> the wait for its counts
+//   -> the events: the slots' boxes of this step, one sector each (NaN for a free slot); each
+//   pair of this step kept (in slots) and tested against the last step's boxes (found: no
+//   overlap then, or a slot held no proxy), each pair of the last step tested against this
+//   step's (lost) -> the wait for their counts [-> found and lost sorted by (a, b), with
+//   WorldOptions::sorted_events] -> this step's boxes kept as the last step's.
 //
-// Pair keys hold the two slots in 2 * bits(slots) bits, so the sort of a step's pairs reads
-// only the bits that differ.
+// A pair of two proxies is one at a step exactly when both exist, their boxes are valid and
+// overlap (closed intervals, the sweep's own float comparisons), and their filter bits and
+// motions admit it; the last two never change, and a slot never holds two proxies at two
+// steps in a row. So a step's events need neither step's pairs in any order: they re-test
+// each pair against the other step's boxes. The pairs are sorted by (a, b) only when pairs()
+// asks for them.
 #include <cuda_runtime.h>
 
 #include <thrust/iterator/counting_iterator.h>
@@ -20,11 +27,11 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cuda/std/tuple>
 #include <optional>
 #include <string>
 
 #include "../../broad_phase/sweep_backend.hpp"
-#include "../pair_events.hpp"
 #include "../static_cells.hpp"
 #include "../world_backend.hpp"
 #include "rsw/engine/cuda_check.hpp"
@@ -221,22 +228,22 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
 
 /// Static pairs a warp of static_pairs holds in shared memory before it appends them with one
 /// atomic.
-constexpr std::uint32_t kWarpKeys = 128;
+constexpr std::uint32_t kWarpPairs = 128;
 constexpr int kWarps = kThreads / 32;
 constexpr unsigned int kFullWarp = 0xFFFFFFFFu;
 
 /// The (moving, static) pairs: a warp per moving proxy, the walk of query_static_cells with its
-/// lanes side by side (a 32-way search, then 32 listings a step forward, backward and along
-/// the long statics). Keys go to `keys` up to `capacity`; pending->static_pairs counts them
-/// all (more than the capacity: the host grows the buffer and runs it again).
+/// lanes side by side (a 32-way search for the first listing that can reach the proxy, then 32
+/// listings a step up to its max_s, then the long statics). Pairs go to `out` up to
+/// `capacity`; pending->static_pairs counts them all (more than the capacity: the host grows
+/// the buffer and runs it again).
 __global__ void __launch_bounds__(kThreads)
     static_pairs(StaticCellsView view, const std::uint32_t* moving, std::uint32_t count,
-                 const Aabb* boxes, int slot_bits, std::uint64_t* keys, unsigned long long capacity,
-                 Pending* pending) {
-  __shared__ std::uint64_t buffered[kWarps][kWarpKeys];
+                 const Aabb* boxes, Pair* out, unsigned long long capacity, Pending* pending) {
+  __shared__ Pair buffered[kWarps][kWarpPairs];
   const std::uint32_t lane = threadIdx.x & 31;
   const std::uint32_t warp = threadIdx.x >> 5;
-  std::uint64_t* buffer = buffered[warp];
+  Pair* buffer = buffered[warp];
   std::uint32_t held = 0;  // the same in every lane
   std::uint32_t candidates = 0;
   const auto flush = [&] {
@@ -244,18 +251,18 @@ __global__ void __launch_bounds__(kThreads)
     if (lane == 0) base = atomicAdd(&pending->static_pairs, static_cast<unsigned long long>(held));
     base = __shfl_sync(kFullWarp, base, 0);
     for (std::uint32_t k = lane; k < held; k += 32) {
-      if (base + k < capacity) keys[base + k] = buffer[k];
+      if (base + k < capacity) out[base + k] = buffer[k];
     }
     held = 0;
     __syncwarp();
   };
   // Every lane calls it together: the lanes' hits into the buffer, in lane order.
-  const auto emit = [&](bool hit, std::uint64_t key) {
+  const auto emit = [&](bool hit, Pair pair) {
     const unsigned int hits = __ballot_sync(kFullWarp, hit);
     if (hits == 0) return;
     const auto added = static_cast<std::uint32_t>(__popc(hits));
-    if (held + added > kWarpKeys) flush();
-    if (hit) buffer[held + __popc(hits & ((1u << lane) - 1))] = key;
+    if (held + added > kWarpPairs) flush();
+    if (hit) buffer[held + __popc(hits & ((1u << lane) - 1))] = pair;
     held += added;
     __syncwarp();
   };
@@ -283,36 +290,27 @@ __global__ void __launch_bounds__(kThreads)
             hit = pairs_in_cell(view, cell, m, t);
             other = t.slot;
           }
-          emit(hit, hit ? pair_key(slot, other, slot_bits) : 0);
+          emit(hit, hit ? ordered_pair(slot, other) : Pair{});
         };
-        const std::uint32_t first = view.small_start[cell];
         const std::uint32_t end = view.small_start[cell + 1];
-        // The first small listing with min_s >= m.min_s: a 32-way search, then one step.
-        std::uint32_t lo = first;
+        // The first small listing with min_s >= reach: a 32-way search, then one step.
+        std::uint32_t lo = view.small_start[cell];
         std::uint32_t hi = end;
         while (hi - lo > 32) {
           const std::uint32_t stride = (hi - lo) / 32;
-          const bool less = listings[lo + (lane + 1) * stride - 1].min_s < m.min_s;
+          const bool less = listings[lo + (lane + 1) * stride - 1].min_s < reach;
           const auto below = static_cast<std::uint32_t>(__popc(__ballot_sync(kFullWarp, less)));
           const std::uint32_t new_hi = below < 32 ? lo + (below + 1) * stride - 1 : hi;
           lo += below * stride;
           hi = new_hi;
         }
-        const bool less = lo + lane < hi && listings[lo + lane].min_s < m.min_s;
-        const std::uint32_t start = lo + __popc(__ballot_sync(kFullWarp, less));
+        const bool less = lo + lane < hi && listings[lo + lane].min_s < reach;
         // Forward to max_s.
-        for (std::uint32_t base = start;; base += 32) {
+        for (std::uint32_t base = lo + __popc(__ballot_sync(kFullWarp, less));; base += 32) {
           const std::uint32_t j = base + lane;
           const bool in = j < end && listings[j].min_s <= m.max_s;
           step(in, j);
           if (__ballot_sync(kFullWarp, in) != kFullWarp) break;
-        }
-        // Backward to reach.
-        for (std::uint32_t base = start; base > first; base -= 32) {
-          const std::uint32_t j = base - 1 - lane;
-          const bool in = lane < base - first && listings[j].min_s >= reach;
-          step(in, j);
-          if (__ballot_sync(kFullWarp, in) != kFullWarp || base - first <= 32) break;
         }
         // The long statics that start by max_s.
         const std::uint32_t long_end = view.long_start[cell + 1];
@@ -332,19 +330,105 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-__global__ void pack_moving_pairs(const Pair* pairs, std::size_t count, const std::uint32_t* moving,
-                                  int slot_bits, std::uint64_t* keys) {
+/// The slots of a step's pairs, the lower first: from the static look-up (already in slots)
+/// and from the moving sweep (places in the moving list).
+struct SlotPairs {
+  const Pair* pairs;
+  __device__ Pair operator()(std::size_t i) const { return pairs[i]; }
+};
+struct MovingPairs {
+  const Pair* pairs;
+  const std::uint32_t* moving;
+  __device__ Pair operator()(std::size_t i) const {
+    const Pair p = pairs[i];
+    return ordered_pair(moving[p.a], moving[p.b]);
+  }
+};
+
+/// A slot's box at one step as the events read it: one sector, and NaN where the slot held
+/// no proxy (so that it pairs with nothing).
+struct alignas(32) StepBox {
+  float low[3];
+  float high[3];
+  float unused[2];
+};
+static_assert(sizeof(StepBox) == 32, "a step box is one sector");
+
+__global__ void step_boxes(const Aabb* boxes, const SlotState* states, std::size_t slots,
+                           StepBox* out) {
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i >= count) return;
-  const Pair p = pairs[i];
-  keys[i] = pair_key(moving[p.a], moving[p.b], slot_bits);
+  if (i >= slots) return;
+  StepBox box;
+  corners(boxes[i], box.low, box.high);
+  if (states[i] == SlotState::Free) box.low[0] = __int_as_float(0x7FC00000);  // NaN
+  box.unused[0] = box.unused[1] = 0;
+  out[i] = box;
 }
 
-__global__ void unpack_pairs(const std::uint64_t* keys, std::size_t count, int slot_bits,
-                             Pair* pairs) {
-  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i < count) pairs[i] = pair_of_key(keys[i], slot_bits);
+/// The slots' boxes at one step.
+struct StepBoxes {
+  const StepBox* boxes;
+  std::uint32_t slots;
+};
+
+/// Whether p (a < b), a pair at some step, is one at the step of `at`: both slots held proxies
+/// then, with valid boxes that overlap. A slot never holds two proxies at two steps in a row
+/// (a destroyed proxy's slot waits two steps), and filter bits and motions never change, so
+/// nothing else can differ.
+__device__ bool paired_at(const StepBoxes& at, Pair p) {
+  if (p.b >= at.slots) return false;
+  const StepBox x = at.boxes[p.a];
+  const StepBox y = at.boxes[p.b];
+  if (!box_is_valid(x.low, x.high) || !box_is_valid(y.low, y.high)) return false;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!(x.low[axis] <= y.high[axis] && y.low[axis] <= x.high[axis])) return false;
+  }
+  return true;
 }
+
+/// Appends p to out where `keep` holds, one atomic a warp; every lane of the warp calls it.
+__device__ void append_where(bool keep, Pair p, Pair* out, unsigned long long* count) {
+  const unsigned int keeps = __ballot_sync(kFullWarp, keep);
+  if (keeps == 0) return;
+  const std::uint32_t lane = threadIdx.x & 31;
+  const int leader = __ffs(static_cast<int>(keeps)) - 1;
+  unsigned long long base = 0;
+  if (static_cast<int>(lane) == leader) base = atomicAdd(count, __popc(keeps));
+  base = __shfl_sync(kFullWarp, base, leader);
+  if (keep) out[base + __popc(keeps & ((1u << lane) - 1))] = p;
+}
+
+/// This step's pairs into `kept` (in slots), and those that were no pair at the last step
+/// appended to `found`.
+template <class Pairs>
+__global__ void keep_and_find(Pairs pairs, std::size_t count, Pair* kept, StepBoxes last,
+                              Pair* found, unsigned long long* found_count) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  const bool in = i < count;
+  Pair p{};
+  if (in) {
+    p = pairs(i);
+    kept[i] = p;
+  }
+  append_where(in && !paired_at(last, p), p, found, found_count);
+}
+
+/// The last step's pairs that are no pair now, appended to `lost`.
+__global__ void find_lost(const Pair* pairs, std::size_t count, StepBoxes now, Pair* lost,
+                          unsigned long long* lost_count) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  const bool in = i < count;
+  const Pair p = in ? pairs[i] : Pair{};
+  append_where(in && !paired_at(now, p), p, lost, lost_count);
+}
+
+/// A pair as the radix sort reads it: a, then b.
+struct PairDecomposer {
+  __host__ __device__ ::cuda::std::tuple<std::uint32_t&, std::uint32_t&> operator()(
+      Pair& pair) const {
+    return {pair.a, pair.b};
+  }
+};
 
 __global__ void name_pairs(const Pair* pairs, std::size_t count, const std::uint32_t* generations,
                            ProxyPair* out) {
@@ -360,8 +444,7 @@ struct Widen {
 
 class CudaWorld final : public WorldBackend {
  public:
-  explicit CudaWorld(const ProxyTable& table)
-      : table_(table), sweep_(make_cuda_sweep()), events_(make_device_pair_events()) {
+  explicit CudaWorld(const ProxyTable& table) : table_(table), sweep_(make_cuda_sweep()) {
     const Pending none = Pending::none();
     pending_.upload(std::span(&none, 1));
     synchronize(nullptr);
@@ -395,16 +478,15 @@ class CudaWorld final : public WorldBackend {
       list_statics(options, stream);
       stats.statics_listed = true;
     }
-    const int slot_bits = std::max(1, static_cast<int>(std::bit_width(table_.slots() - 1)));
-    Pending pending = sweep_moving(options, slot_bits, stats, stream);
+    Pending pending = sweep_moving(options, stats, stream);
     const auto moving = static_cast<std::uint32_t>(table_.moving().size());
     if (pending.first_invalid != kNone && options.invalid_boxes == InvalidBoxes::Reject) {
       throw invalid_proxy(table_.moving()[pending.first_invalid], stream);
     }
-    const bool requery = pending.static_pairs > keys_.size();
+    const bool requery = pending.static_pairs > static_pairs_.size();
     if (requery) {  // the buffer was too small: again, at the count
       auto timer = timed("requery");
-      find_static_pairs(moving, slot_bits, pending.static_pairs, stream);
+      find_static_pairs(moving, pending.static_pairs, stream);
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
       synchronize(stream);
       pending.static_pairs = host_pending_[0].static_pairs;
@@ -414,51 +496,21 @@ class CudaWorld final : public WorldBackend {
     const std::size_t static_pairs = pending.static_pairs;
     const std::size_t moving_pairs = stats.moving.pairs;
     const std::size_t count = static_pairs + moving_pairs;
-    keys_.resize(count, stream);  // keeps the static pairs
-    {
-      auto timer = timed("pair_sort");
-      if (moving_pairs > 0) {
-        const DeviceSpan<const Pair> pairs = sweep_->device_pairs();
-        pack_moving_pairs<<<blocks_for(moving_pairs), kThreads, 0, stream>>>(
-            pairs.data, moving_pairs, moving_.data(), slot_bits, keys_.data() + static_pairs);
-        RSW_CUDA_CHECK_LAUNCH("launching pack_moving_pairs");
-      }
-      sorted_keys_.resize_discarding(count);
-      next_.resize_discarding(count);
-      if (count > 0) {
-        std::size_t bytes = 0;
-        RSW_CUDA_CHECK(
-            cub::DeviceRadixSort::SortKeys(nullptr, bytes, keys_.data(), sorted_keys_.data(), count,
-                                           0, 2 * slot_bits, stream),
-            "sizing the sort of the pairs");
-        temp_.resize_discarding(std::max(temp_.size(), bytes));
-        RSW_CUDA_CHECK(
-            cub::DeviceRadixSort::SortKeys(temp_.data(), bytes, keys_.data(), sorted_keys_.data(),
-                                           count, 0, 2 * slot_bits, stream),
-            "sorting the pairs");
-        unpack_pairs<<<blocks_for(count), kThreads, 0, stream>>>(sorted_keys_.data(), count,
-                                                                 slot_bits, next_.data());
-        RSW_CUDA_CHECK_LAUNCH("launching unpack_pairs");
-      }
-    }
-    DevicePairEventView events;
     {
       auto timer = timed("events");
-      events_->find({pairs_.data(), pair_count_}, {next_.data(), count}, stream);
+      find_events(static_pairs, moving_pairs, options, stream);
     }
-    events = events_->read();
-    // The step stands: its pairs become the last step's.
+    // The step stands: its pairs and state become the last step's.
     std::swap(pairs_, next_);
     pair_count_ = count;
-    found_ = events.found;
-    lost_ = events.lost;
+    pairs_sorted_ = false;
+    keep_state();
     ready_ = {};
     profiler_.end_frame();
     profiler_.flush();
     stats.upload_ms = last_ms("upload");
     stats.statics_ms = stats.statics_listed ? last_ms("statics") : 0.0;
     stats.query_ms = last_ms("query") + (requery ? last_ms("requery") : 0.0);
-    stats.pair_sort_ms = last_ms("pair_sort");
     stats.events_ms = last_ms("events");
     stats.excluded_proxies = stats.moving.excluded_boxes + static_excluded_;
     stats.candidates = stats.moving.candidates + pending.candidates;
@@ -532,13 +584,92 @@ class CudaWorld final : public WorldBackend {
     bool device = false;
   };
 
-  DeviceSpan<const Pair> set_of(PairSet set) const {
+  // One of the last step's sets; the pairs sorted by (a, b) the first time they are asked for.
+  DeviceSpan<const Pair> set_of(PairSet set) {
     switch (set) {
       case PairSet::Found: return found_;
       case PairSet::Lost: return lost_;
       case PairSet::Pairs: break;
     }
-    return {pairs_.data(), pair_count_};
+    if (!pairs_sorted_) {
+      sorted_pairs_.resize_discarding(pair_count_);
+      sort_pairs(pairs_.data(), sorted_pairs_.data(), pair_count_, stream_);
+      pairs_sorted_ = true;
+    }
+    return {sorted_pairs_.data(), pair_count_};
+  }
+
+  // in[0, count) sorted by (a, b) into out, on `stream`; the slots fit in the bits the table's
+  // slots take.
+  void sort_pairs(const Pair* in, Pair* out, std::size_t count, StreamHandle stream) {
+    if (count == 0) return;
+    const int slot_bits = std::max(1, static_cast<int>(std::bit_width(table_.slots() - 1)));
+    std::size_t bytes = 0;
+    RSW_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in, out, count, PairDecomposer{},
+                                                  0, 32 + slot_bits, stream),
+                   "sizing a sort of pairs");
+    temp_.resize_discarding(std::max(temp_.size(), bytes));
+    RSW_CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp_.data(), bytes, in, out, count,
+                                                  PairDecomposer{}, 0, 32 + slot_bits, stream),
+                   "sorting pairs");
+  }
+
+  // This step's pairs kept in next_ (in slots), found and lost by testing them against the
+  // last step's state and the last step's pairs against this one's; one wait for the counts,
+  // and with sorted_events a sort of each.
+  void find_events(std::size_t static_pairs, std::size_t moving_pairs, const WorldOptions& options,
+                   StreamHandle stream) {
+    const std::size_t count = static_pairs + moving_pairs;
+    found_ = {};
+    lost_ = {};
+    next_.resize_discarding(count);
+    found_buffer_.resize_discarding(count);
+    lost_buffer_.resize_discarding(pair_count_);
+    event_counts_.fill_zero(stream);
+    const auto slots = static_cast<std::uint32_t>(table_.slots());
+    step_boxes_.resize_discarding(slots);
+    if (slots > 0) {
+      step_boxes<<<blocks_for(slots), kThreads, 0, stream>>>(boxes_.data(), states_.data(), slots,
+                                                             step_boxes_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching step_boxes");
+    }
+    const StepBoxes now{step_boxes_.data(), slots};
+    const StepBoxes last{last_step_boxes_.data(), last_slots_};
+    if (static_pairs > 0) {
+      keep_and_find<<<blocks_for(static_pairs), kThreads, 0, stream>>>(
+          SlotPairs{static_pairs_.data()}, static_pairs, next_.data(), last, found_buffer_.data(),
+          event_counts_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching keep_and_find");
+    }
+    if (moving_pairs > 0) {
+      keep_and_find<<<blocks_for(moving_pairs), kThreads, 0, stream>>>(
+          MovingPairs{sweep_->device_pairs().data, moving_.data()}, moving_pairs,
+          next_.data() + static_pairs, last, found_buffer_.data(), event_counts_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching keep_and_find");
+    }
+    if (pair_count_ > 0) {
+      find_lost<<<blocks_for(pair_count_), kThreads, 0, stream>>>(
+          pairs_.data(), pair_count_, now, lost_buffer_.data(), event_counts_.data() + 1);
+      RSW_CUDA_CHECK_LAUNCH("launching find_lost");
+    }
+    host_event_counts_.copy_small_from_device(event_counts_.data(), 2, stream);
+    synchronize(stream);
+    found_ = {found_buffer_.data(), static_cast<std::size_t>(host_event_counts_[0])};
+    lost_ = {lost_buffer_.data(), static_cast<std::size_t>(host_event_counts_[1])};
+    if (options.sorted_events) {
+      sorted_found_.resize_discarding(found_.size);
+      sorted_lost_.resize_discarding(lost_.size);
+      sort_pairs(found_.data, sorted_found_.data(), found_.size, stream);
+      sort_pairs(lost_.data, sorted_lost_.data(), lost_.size, stream);
+      found_.data = sorted_found_.data();
+      lost_.data = sorted_lost_.data();
+    }
+  }
+
+  // This step's boxes kept as the last step's, for the next step's events.
+  void keep_state() {
+    std::swap(step_boxes_, last_step_boxes_);
+    last_slots_ = static_cast<std::uint32_t>(table_.slots());
   }
 
   std::optional<StageProfiler::Scope> timed(std::string_view stage) {
@@ -702,22 +833,20 @@ class CudaWorld final : public WorldBackend {
     return view;
   }
 
-  // The (moving, static) pairs into keys_, which holds `room`; pending counts them.
-  void find_static_pairs(std::uint32_t moving, int slot_bits, std::size_t room,
-                         StreamHandle stream) {
-    keys_.resize_discarding(room);
+  // The (moving, static) pairs into static_pairs_, which holds `room`; pending counts them.
+  void find_static_pairs(std::uint32_t moving, std::size_t room, StreamHandle stream) {
+    static_pairs_.resize_discarding(room);
     if (view_.cells == 0 || moving == 0) return;
     const unsigned int blocks = std::min<unsigned int>((moving + kWarps - 1) / kWarps, 8192);
     static_pairs<<<blocks, kThreads, 0, stream>>>(query_view(), moving_.data(), moving,
-                                                  boxes_.data(), slot_bits, keys_.data(), room,
+                                                  boxes_.data(), static_pairs_.data(), room,
                                                   pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching static_pairs");
   }
 
   // The moving proxies gathered, their (moving, static) pairs found, and their frame swept;
   // one wait (the sweep's) brings back the frame and what Pending holds.
-  Pending sweep_moving(const WorldOptions& options, int slot_bits, WorldStats& stats,
-                       StreamHandle stream) {
+  Pending sweep_moving(const WorldOptions& options, WorldStats& stats, StreamHandle stream) {
     const auto count = static_cast<std::uint32_t>(table_.moving().size());
     for (auto& array : moving_arrays_)
       array.resize_discarding(count);
@@ -736,8 +865,7 @@ class CudaWorld final : public WorldBackend {
         RSW_CUDA_CHECK_LAUNCH("launching gather_moving");
       }
       // Room for as many as the buffer held, and at first eight a moving proxy.
-      find_static_pairs(count, slot_bits, std::max(keys_.capacity(), std::size_t{8} * count),
-                        stream);
+      find_static_pairs(count, std::max(static_pairs_.capacity(), std::size_t{8} * count), stream);
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
     }
     BoxSource source;
@@ -785,7 +913,6 @@ class CudaWorld final : public WorldBackend {
   bool stage_times_ = true;
   StageProfiler profiler_{{.history_frames = 1}};
   std::unique_ptr<SweepBackend> sweep_;
-  std::unique_ptr<DevicePairEvents> events_;
   // By slot.
   DeviceBuffer<Aabb> boxes_;
   DeviceBuffer<std::uint32_t> generations_;
@@ -821,13 +948,25 @@ class CudaWorld final : public WorldBackend {
   std::array<DeviceBuffer<float>, 6> moving_arrays_;
   DeviceBuffer<std::uint32_t> moving_categories_;
   DeviceBuffer<std::uint32_t> moving_masks_;
-  DeviceBuffer<std::uint64_t> keys_;
-  DeviceBuffer<std::uint64_t> sorted_keys_;
+  DeviceBuffer<Pair> static_pairs_;
   DeviceBuffer<std::uint8_t> temp_;
-  // The step's pairs (the last step's once it stands) and events.
+  // The last step's pairs (in the order found; sorted when asked for) and state, and the
+  // pairs of the step being made.
   DeviceBuffer<Pair> pairs_;
-  DeviceBuffer<Pair> next_;
   std::size_t pair_count_ = 0;
+  DeviceBuffer<Pair> sorted_pairs_;
+  bool pairs_sorted_ = false;
+  DeviceBuffer<StepBox> last_step_boxes_;
+  std::uint32_t last_slots_ = 0;
+  DeviceBuffer<StepBox> step_boxes_;
+  DeviceBuffer<Pair> next_;
+  // The last step's events.
+  DeviceBuffer<Pair> found_buffer_;
+  DeviceBuffer<Pair> lost_buffer_;
+  DeviceBuffer<Pair> sorted_found_;
+  DeviceBuffer<Pair> sorted_lost_;
+  DeviceBuffer<unsigned long long> event_counts_{2};
+  PinnedBuffer<unsigned long long> host_event_counts_{2};
   DeviceSpan<const Pair> found_;
   DeviceSpan<const Pair> lost_;
   std::array<Ready, 3> ready_{};
