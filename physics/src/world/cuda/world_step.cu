@@ -3,9 +3,11 @@
 //
 //   [statics changed: summary (CUB reduce) -> plan on the host -> count listings -> scan ->
 //    write keys -> sort (CUB) -> gather listings -> cell starts]
-//   gather_moving -> static_pairs (a warp a moving proxy, into room sized from the last step)
-//   -> the moving boxes' BroadPhase frame (the CUDA sweep, whose wait brings back the static
-//   pairs' count too) [-> static_pairs again, at the count, when they did not fit]
+//   gather_moving -> the moving proxies listed in the static cells (count, scan, write keys
+//   (cell, min_s) into room sized from the last step, sort: CUB) -> static_pairs (a lane a
+//   listing, into room sized from the last step) -> the moving boxes' BroadPhase frame (the
+//   CUDA sweep, whose wait brings back the listings' and static pairs' counts too)
+//   [-> listings and static_pairs again, at the counts, when they did not fit]
 //   -> the events: the slots' boxes of this step, one sector each (NaN for a free slot); each
 //   pair of this step kept (in slots) and tested against the last step's boxes (found: no
 //   overlap then, or a slot held no proxy), each pair of the last step tested against this
@@ -61,10 +63,11 @@ struct Pending {
   std::uint32_t first_invalid;  ///< the first moving proxy (its place in the list) with an
                                 ///< invalid box
   std::uint32_t unused;
-  unsigned long long static_pairs;  ///< (moving, static) pairs counted this step
-  unsigned long long candidates;    ///< tested by the static look-up
+  unsigned long long static_pairs;     ///< (moving, static) pairs counted this step
+  unsigned long long candidates;       ///< tested by the static look-up
+  unsigned long long moving_listings;  ///< the moving proxies' listings in the static cells
 
-  RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0}; }
+  RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0, 0}; }
 };
 
 __global__ void clear_pending(Pending* pending) {
@@ -226,27 +229,66 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
   if (!box_is_valid(low, high)) atomicMin(&pending->first_invalid, i);
 }
 
-/// Static pairs a warp of static_pairs holds in shared memory before it appends them with one
-/// atomic.
-constexpr std::uint32_t kWarpPairs = 128;
+/// The moving proxies' listings in the static cells: key (cell, min_s) as listing_key's
+/// small ones, value the proxy's place in the moving list, up to `room` (the rest of which
+/// is filled with keys that sort last). pending->moving_listings gets their number.
+__global__ void write_moving_listings(StaticCellsView view, const std::uint32_t* moving,
+                                      std::uint32_t count, const Aabb* boxes,
+                                      const std::uint32_t* categories,
+                                      const unsigned long long* offsets, unsigned long long room,
+                                      std::uint64_t* keys, std::uint32_t* proxies,
+                                      Pending* pending) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  const unsigned long long total = offsets[count];
+  if (i == 0) pending->moving_listings = total;
+  for (unsigned long long k = total + i; k < room; k += std::uint64_t{gridDim.x} * kThreads) {
+    keys[k] = ~std::uint64_t{0};
+    proxies[k] = 0;
+  }
+  if (i >= count) return;
+  const std::uint32_t slot = moving[i];
+  if (static_listings(view, boxes[slot], categories[slot]) == 0) return;
+  float low[3];
+  float high[3];
+  corners(boxes[slot], low, high);
+  const MovingQuery m = make_query(view, low, high, 0, 0);
+  const CellGrid& grid = view.grid;
+  const CellRange range = grid.cells_of(m.min_u, m.max_u, m.min_v, m.max_v);
+  unsigned long long next = offsets[i];
+  for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
+    for (std::uint32_t v = range.v0; v <= range.v1 && next < room; ++v, ++next) {
+      keys[next] = std::uint64_t{grid.cell_id(u, v)} << 32 | sort::ordered_key(m.min_s);
+      proxies[next] = i;
+    }
+  }
+}
+
 constexpr int kWarps = kThreads / 32;
 constexpr unsigned int kFullWarp = 0xFFFFFFFFu;
+/// Static listings a lane of static_pairs tests at once (their loads issued together).
+constexpr int kQueryUnroll = 4;
+/// Pairs a warp of static_pairs holds in shared memory before it appends them with one atomic.
+constexpr std::uint32_t kWarpPairs = 256;
 
-/// The (moving, static) pairs: a warp per moving proxy, the walk of query_static_cells with its
-/// lanes side by side (a 32-way search for the first listing that can reach the proxy, then 32
-/// listings a step up to its max_s, then the long statics). Pairs go to `out` up to
-/// `capacity`; pending->static_pairs counts them all (more than the capacity: the host grows
-/// the buffer and runs it again).
+/// The (moving, static) pairs. The moving proxies are listed in the static cells and sorted
+/// by (cell, min_s) as the statics are, and a warp takes 32 consecutive listings, a lane each:
+/// query_static_cells's walk in that cell (a binary search for the first small static that
+/// can reach the proxy, then kQueryUnroll listings at a time up to its max_s, then the cell's
+/// long statics). Neighbouring lanes search and walk neighbouring stretches of one run, so
+/// their loads mostly meet in L1. Pairs go to `out` up to `capacity`; pending->static_pairs
+/// counts them all (more than the capacity: the host grows the buffer and runs it again).
 __global__ void __launch_bounds__(kThreads)
-    static_pairs(StaticCellsView view, const std::uint32_t* moving, std::uint32_t count,
+    static_pairs(StaticCellsView view, const std::uint64_t* keys, const std::uint32_t* proxies,
+                 const Pending* listed, unsigned long long room, const std::uint32_t* moving,
                  const Aabb* boxes, Pair* out, unsigned long long capacity, Pending* pending) {
   __shared__ Pair buffered[kWarps][kWarpPairs];
   const std::uint32_t lane = threadIdx.x & 31;
-  const std::uint32_t warp = threadIdx.x >> 5;
-  Pair* buffer = buffered[warp];
+  const std::uint32_t lanes_below = (1u << lane) - 1;
+  Pair* buffer = buffered[threadIdx.x >> 5];
   std::uint32_t held = 0;  // the same in every lane
   std::uint32_t candidates = 0;
   const auto flush = [&] {
+    __syncwarp();
     unsigned long long base = 0;
     if (lane == 0) base = atomicAdd(&pending->static_pairs, static_cast<unsigned long long>(held));
     base = __shfl_sync(kFullWarp, base, 0);
@@ -256,71 +298,73 @@ __global__ void __launch_bounds__(kThreads)
     held = 0;
     __syncwarp();
   };
-  // Every lane calls it together: the lanes' hits into the buffer, in lane order.
-  const auto emit = [&](bool hit, Pair pair) {
-    const unsigned int hits = __ballot_sync(kFullWarp, hit);
-    if (hits == 0) return;
-    const auto added = static_cast<std::uint32_t>(__popc(hits));
-    if (held + added > kWarpPairs) flush();
-    if (hit) buffer[held + __popc(hits & ((1u << lane) - 1))] = pair;
-    held += added;
-    __syncwarp();
-  };
-  const CellGrid& grid = view.grid;
   const StaticListing* listings = view.listings;
-  for (std::uint32_t i = blockIdx.x * kWarps + warp; i < count; i += gridDim.x * kWarps) {
-    const std::uint32_t slot = moving[i];
-    float low[3];
-    float high[3];
-    corners(boxes[slot], low, high);
-    if (!box_is_valid(low, high)) continue;
-    const MovingQuery m = make_query(view, low, high, view.categories[slot], view.masks[slot]);
-    const float reach = m.min_s - view.small_extent;
-    const CellRange range = grid.cells_of(m.min_u, m.max_u, m.min_v, m.max_v);
-    for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
-      for (std::uint32_t cv = range.v0; cv <= range.v1; ++cv) {
-        const std::uint32_t cell = grid.cell_id(cu, cv);
-        // Tests listing j where `in` (the lane's place is in the run); every lane calls it.
-        const auto step = [&](bool in, std::uint32_t j) {
-          bool hit = false;
-          std::uint32_t other = 0;
-          if (in) {
-            const StaticListing t = listings[j];
-            ++candidates;
-            hit = pairs_in_cell(view, cell, m, t);
-            other = t.slot;
-          }
-          emit(hit, hit ? ordered_pair(slot, other) : Pair{});
-        };
-        const std::uint32_t end = view.small_start[cell + 1];
-        // The first small listing with min_s >= reach: a 32-way search, then one step.
-        std::uint32_t lo = view.small_start[cell];
-        std::uint32_t hi = end;
-        while (hi - lo > 32) {
-          const std::uint32_t stride = (hi - lo) / 32;
-          const bool less = listings[lo + (lane + 1) * stride - 1].min_s < reach;
-          const auto below = static_cast<std::uint32_t>(__popc(__ballot_sync(kFullWarp, less)));
-          const std::uint32_t new_hi = below < 32 ? lo + (below + 1) * stride - 1 : hi;
-          lo += below * stride;
-          hi = new_hi;
-        }
-        const bool less = lo + lane < hi && listings[lo + lane].min_s < reach;
-        // Forward to max_s.
-        for (std::uint32_t base = lo + __popc(__ballot_sync(kFullWarp, less));; base += 32) {
-          const std::uint32_t j = base + lane;
-          const bool in = j < end && listings[j].min_s <= m.max_s;
-          step(in, j);
-          if (__ballot_sync(kFullWarp, in) != kFullWarp) break;
-        }
-        // The long statics that start by max_s.
-        const std::uint32_t long_end = view.long_start[cell + 1];
-        for (std::uint32_t base = view.long_start[cell];; base += 32) {
-          const std::uint32_t j = base + lane;
-          const bool in = j < long_end && listings[j].min_s <= m.max_s;
-          step(in, j);
-          if (__ballot_sync(kFullWarp, in) != kFullWarp) break;
+  const unsigned long long count = listed->moving_listings < room ? listed->moving_listings : room;
+  const unsigned long long chunks = (count + 31) / 32;
+  for (unsigned long long chunk = blockIdx.x * kWarps + (threadIdx.x >> 5); chunk < chunks;
+       chunk += std::uint64_t{gridDim.x} * kWarps) {
+    const unsigned long long k = chunk * 32 + lane;
+    bool active = k < count;
+    bool in_long = false;
+    MovingQuery m{};
+    std::uint32_t cell = 0;
+    std::uint32_t slot = 0;
+    std::uint32_t j = 0;
+    std::uint32_t end = 0;
+    if (active) {
+      cell = static_cast<std::uint32_t>(keys[k] >> 32);
+      slot = moving[proxies[k]];
+      float low[3];
+      float high[3];
+      corners(boxes[slot], low, high);
+      m = make_query(view, low, high, view.categories[slot], view.masks[slot]);
+      const float reach = m.min_s - view.small_extent;  // small statics start no earlier
+      j = view.small_start[cell];
+      end = view.small_start[cell + 1];
+      std::uint32_t high_index = end;
+      while (j < high_index) {
+        const std::uint32_t middle = j + (high_index - j) / 2;
+        if (listings[middle].min_s < reach) {
+          j = middle + 1;
+        } else {
+          high_index = middle;
         }
       }
+    }
+    while (__any_sync(kFullWarp, active)) {
+      StaticListing t[kQueryUnroll];
+      bool loaded[kQueryUnroll];
+#pragma unroll
+      for (int u = 0; u < kQueryUnroll; ++u) {
+        loaded[u] = active && j + u < end;
+        if (loaded[u]) t[u] = listings[j + u];
+      }
+      bool run = true;  // every listing so far starts by max_s
+      bool hit[kQueryUnroll];
+#pragma unroll
+      for (int u = 0; u < kQueryUnroll; ++u) {
+        run = run && loaded[u] && t[u].min_s <= m.max_s;
+        candidates += run ? 1u : 0u;
+        hit[u] = run && pairs_in_cell(view, cell, m, t[u]);
+      }
+      if (active) {
+        if (run) {
+          j += kQueryUnroll;
+        } else if (!in_long) {  // the small statics are done: the long ones
+          in_long = true;
+          j = view.long_start[cell];
+          end = view.long_start[cell + 1];
+        } else {
+          active = false;
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kQueryUnroll; ++u) {
+        const unsigned int hits = __ballot_sync(kFullWarp, hit[u]);
+        if (hit[u]) buffer[held + __popc(hits & lanes_below)] = ordered_pair(slot, t[u].slot);
+        held += __popc(hits);
+      }
+      if (held > kWarpPairs - kQueryUnroll * 32) flush();
     }
   }
   if (held > 0) flush();
@@ -483,16 +527,28 @@ class CudaWorld final : public WorldBackend {
     if (pending.first_invalid != kNone && options.invalid_boxes == InvalidBoxes::Reject) {
       throw invalid_proxy(table_.moving()[pending.first_invalid], stream);
     }
-    const bool requery = pending.static_pairs > static_pairs_.size();
-    if (requery) {  // the buffer was too small: again, at the count
+    // The look-up's buffers were too small: again, at the counts (a second round when the
+    // listings did not fit, since the pairs were then counted from some of them only).
+    const auto short_of_room = [&] {
+      return pending.moving_listings > moving_keys_.size() ||
+             pending.static_pairs > static_pairs_.size();
+    };
+    const bool requery = short_of_room();
+    if (requery) {
       auto timer = timed("requery");
-      find_static_pairs(moving, pending.static_pairs, stream);
-      host_pending_.copy_small_from_device(pending_.data(), 1, stream);
-      synchronize(stream);
-      pending.static_pairs = host_pending_[0].static_pairs;
-      pending.candidates = host_pending_[0].candidates;
-      reset_pending(stream);
+      while (short_of_room()) {
+        find_static_pairs(
+            moving, std::max<std::size_t>(moving_keys_.size(), pending.moving_listings),
+            std::max<std::size_t>(static_pairs_.size(), pending.static_pairs), stream);
+        host_pending_.copy_small_from_device(pending_.data(), 1, stream);
+        synchronize(stream);
+        pending.static_pairs = host_pending_[0].static_pairs;
+        pending.candidates = host_pending_[0].candidates;
+        pending.moving_listings = host_pending_[0].moving_listings;
+        reset_pending(stream);
+      }
     }
+    moving_listings_ = pending.moving_listings;
     const std::size_t static_pairs = pending.static_pairs;
     const std::size_t moving_pairs = stats.moving.pairs;
     const std::size_t count = static_pairs + moving_pairs;
@@ -761,6 +817,7 @@ class CudaWorld final : public WorldBackend {
     view.small_extent = small_extent_of(summary, view.axis);
     view.cells = view.grid.cells();
     const int cell_bits = std::bit_width(view.cells);
+    cell_bits_ = cell_bits;
 
     listing_counts_.resize_discarding(std::size_t{count} + 1);
     listing_offsets_.resize_discarding(std::size_t{count} + 1);
@@ -806,11 +863,10 @@ class CudaWorld final : public WorldBackend {
     statics_built_ = true;
   }
 
-  // Exclusive scan of counts[0, items] (counts[items] = 0) into offsets, in 64 bits; returns
-  // the total (waiting for the stream).
-  unsigned long long scan(const DeviceBuffer<std::uint32_t>& counts,
-                          DeviceBuffer<unsigned long long>& offsets, std::uint32_t items,
-                          StreamHandle stream) {
+  // Exclusive scan of counts[0, items] (counts[items] = 0) into offsets, in 64 bits, queued.
+  void scan_queued(const DeviceBuffer<std::uint32_t>& counts,
+                   DeviceBuffer<unsigned long long>& offsets, std::uint32_t items,
+                   StreamHandle stream) {
     const auto wide = thrust::make_transform_iterator(counts.data(), Widen{});
     std::size_t bytes = 0;
     RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, wide, offsets.data(),
@@ -820,6 +876,13 @@ class CudaWorld final : public WorldBackend {
     RSW_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp_.data(), bytes, wide, offsets.data(),
                                                  std::size_t{items} + 1, stream),
                    "scanning counts");
+  }
+
+  // The same, returning the total (waiting for the stream).
+  unsigned long long scan(const DeviceBuffer<std::uint32_t>& counts,
+                          DeviceBuffer<unsigned long long>& offsets, std::uint32_t items,
+                          StreamHandle stream) {
+    scan_queued(counts, offsets, items, stream);
     unsigned long long total = 0;
     rsw::detail::copy_device_to_host(&total, offsets.data() + items, sizeof(total), stream);
     synchronize(stream);
@@ -833,14 +896,53 @@ class CudaWorld final : public WorldBackend {
     return view;
   }
 
-  // The (moving, static) pairs into static_pairs_, which holds `room`; pending counts them.
-  void find_static_pairs(std::uint32_t moving, std::size_t room, StreamHandle stream) {
-    static_pairs_.resize_discarding(room);
-    if (view_.cells == 0 || moving == 0) return;
-    const unsigned int blocks = std::min<unsigned int>((moving + kWarps - 1) / kWarps, 8192);
-    static_pairs<<<blocks, kThreads, 0, stream>>>(query_view(), moving_.data(), moving,
-                                                  boxes_.data(), static_pairs_.data(), room,
-                                                  pending_.data());
+  // Each moving proxy's listings in the static cells counted and scanned (queued: the total
+  // reaches the host with Pending).
+  void count_moving_listings(std::uint32_t moving, StreamHandle stream) {
+    moving_listing_counts_.resize_discarding(std::size_t{moving} + 1);
+    moving_listing_offsets_.resize_discarding(std::size_t{moving} + 1);
+    count_listings<<<blocks_for(std::size_t{moving} + 1), kThreads, 0, stream>>>(
+        view_, moving_.data(), moving, boxes_.data(), categories_.data(),
+        moving_listing_counts_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching count_listings");
+    scan_queued(moving_listing_counts_, moving_listing_offsets_, moving, stream);
+  }
+
+  // The moving proxies' listings (room for `listing_room`) written and sorted, and their
+  // (moving, static) pairs into static_pairs_, which holds `pair_room`; pending counts both.
+  void find_static_pairs(std::uint32_t moving, std::size_t listing_room, std::size_t pair_room,
+                         StreamHandle stream) {
+    static_pairs_.resize_discarding(pair_room);
+    moving_keys_.resize_discarding(listing_room);
+    moving_proxies_.resize_discarding(listing_room);
+    sorted_moving_keys_.resize_discarding(listing_room);
+    sorted_moving_proxies_.resize_discarding(listing_room);
+    if (view_.cells == 0 || moving == 0 || listing_room == 0) return;
+    write_moving_listings<<<blocks_for(moving), kThreads, 0, stream>>>(
+        view_, moving_.data(), moving, boxes_.data(), categories_.data(),
+        moving_listing_offsets_.data(), listing_room, moving_keys_.data(), moving_proxies_.data(),
+        pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching write_moving_listings");
+    const int end_bit = 32 + cell_bits_;
+    std::size_t bytes = 0;
+    RSW_CUDA_CHECK(
+        cub::DeviceRadixSort::SortPairs(
+            nullptr, bytes, moving_keys_.data(), sorted_moving_keys_.data(), moving_proxies_.data(),
+            sorted_moving_proxies_.data(), listing_room, 0, end_bit, stream),
+        "sizing the sort of the moving listings");
+    temp_.resize_discarding(std::max(temp_.size(), bytes));
+    RSW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
+                       temp_.data(), bytes, moving_keys_.data(), sorted_moving_keys_.data(),
+                       moving_proxies_.data(), sorted_moving_proxies_.data(), listing_room, 0,
+                       end_bit, stream),
+                   "sorting the moving listings");
+    const std::size_t chunks = (listing_room + 31) / 32;
+    const auto blocks = static_cast<unsigned int>(
+        std::min<std::size_t>((chunks + kWarps - 1) / kWarps, std::size_t{8192}));
+    static_pairs<<<blocks, kThreads, 0, stream>>>(query_view(), sorted_moving_keys_.data(),
+                                                  sorted_moving_proxies_.data(), pending_.data(),
+                                                  listing_room, moving_.data(), boxes_.data(),
+                                                  static_pairs_.data(), pair_room, pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching static_pairs");
   }
 
@@ -864,8 +966,18 @@ class CudaWorld final : public WorldBackend {
             pending_.data());
         RSW_CUDA_CHECK_LAUNCH("launching gather_moving");
       }
-      // Room for as many as the buffer held, and at first eight a moving proxy.
-      find_static_pairs(count, std::max(static_pairs_.capacity(), std::size_t{8} * count), stream);
+      // Room for the last step's listings and an eighth more (at first four a moving proxy),
+      // and for as many pairs as the buffer held (at first eight a moving proxy).
+      // Without statics, none.
+      std::size_t listing_room = 0;
+      std::size_t pair_room = 0;
+      if (view_.cells > 0 && count > 0) {
+        count_moving_listings(count, stream);
+        listing_room = moving_listings_ > 0 ? moving_listings_ + moving_listings_ / 8 + 256
+                                            : std::size_t{4} * count;
+        pair_room = std::max(static_pairs_.capacity(), std::size_t{8} * count);
+      }
+      find_static_pairs(count, listing_room, pair_room, stream);
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
     }
     BoxSource source;
@@ -934,6 +1046,7 @@ class CudaWorld final : public WorldBackend {
   bool statics_built_ = false;
   std::size_t static_excluded_ = 0;
   StaticCellsView view_;
+  int cell_bits_ = 0;  ///< of the static grid's cell ids
   DeviceBuffer<BoxSummary> summary_;
   DeviceBuffer<std::uint32_t> listing_counts_;
   DeviceBuffer<unsigned long long> listing_offsets_;
@@ -946,6 +1059,14 @@ class CudaWorld final : public WorldBackend {
   DeviceBuffer<std::uint32_t> long_start_;
   // The moving proxies and their pairs.
   std::array<DeviceBuffer<float>, 6> moving_arrays_;
+  // Their listings in the static cells (the last step's number, for the next step's room).
+  DeviceBuffer<std::uint32_t> moving_listing_counts_;
+  DeviceBuffer<unsigned long long> moving_listing_offsets_;
+  DeviceBuffer<std::uint64_t> moving_keys_;
+  DeviceBuffer<std::uint32_t> moving_proxies_;
+  DeviceBuffer<std::uint64_t> sorted_moving_keys_;
+  DeviceBuffer<std::uint32_t> sorted_moving_proxies_;
+  std::size_t moving_listings_ = 0;
   DeviceBuffer<std::uint32_t> moving_categories_;
   DeviceBuffer<std::uint32_t> moving_masks_;
   DeviceBuffer<Pair> static_pairs_;
