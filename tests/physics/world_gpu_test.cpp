@@ -214,6 +214,26 @@ TEST(WorldGpu, AStaleIdInADeviceMoveIsReportedAtTheStep) {
   step_and_check(world, model, "after the reported move");
 }
 
+TEST(WorldGpu, AStaticMovedBesideAStaleIdIsListedAgainAtTheNextStep) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  const Aabb box{{0, 0, 0}, {1, 1, 1}};
+  const ProxyId mover = world.create(box);
+  const ProxyId wall = world.create(box, {.motion = Motion::Static});
+  const ProxyId gone = world.create(box);
+  world.destroy(gone);
+  model.proxies[mover] = {box, {}};
+  model.proxies[wall] = {box, {.motion = Motion::Static}};
+  step_and_check(world, model, "touching");
+  const Aabb far{{9, 9, 9}, {10, 10, 10}};
+  world.move(DeviceBuffer<ProxyId>(std::vector{wall, gone}).span(),
+             DeviceBuffer<Aabb>(std::vector{far, far}).span());
+  EXPECT_THROW(world.step(), rsw::Error);
+  model.proxies[wall].box = far;  // the live id's box was written
+  step_and_check(world, model, "the wall moved away");
+}
+
 TEST(WorldGpu, AnInvalidBoxFromDeviceArraysIsNamedAtTheStepOrExcluded) {
   RSW_REQUIRE_CUDA_DEVICE();
   const float nan = std::numeric_limits<float>::quiet_NaN();

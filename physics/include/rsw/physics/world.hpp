@@ -133,7 +133,8 @@ struct WorldStats {
   double moving_ms = 0;     ///< the moving proxies gathered and swept among themselves
   double query_ms = 0;      ///< each moving proxy looked up in the static cells
   double pair_sort_ms = 0;  ///< the step's pairs put in (a, b) order (the CPU backends; the
-                            ///< GPU sorts them only when pairs() asks)
+                            ///< GPU sorts them when pairs() or pairs_device() first asks, a
+                            ///< time not counted here)
   double events_ms = 0;     ///< found and lost (and their sort, with sorted_events)
   double total_ms = 0;      ///< the whole of step(), host clock
 };

@@ -269,6 +269,8 @@ constexpr unsigned int kFullWarp = 0xFFFFFFFFu;
 constexpr int kQueryUnroll = 4;
 /// Pairs a warp of static_pairs holds in shared memory before it appends them with one atomic.
 constexpr std::uint32_t kWarpPairs = 256;
+static_assert(kWarpPairs >= 2 * kQueryUnroll * 32,
+              "static_pairs flushes past half a buffer, and a pass adds kQueryUnroll * 32");
 
 /// The (moving, static) pairs. The moving proxies are listed in the static cells and sorted
 /// by (cell, min_s) as the statics are, and a warp takes 32 consecutive listings, a lane each:
@@ -502,22 +504,23 @@ class CudaWorld final : public WorldBackend {
       auto timer = timed("upload");
       bring_to_device(changes, stream);
     }
-    bool statics_moved = false;
     if (device_moves_) {  // what the device-array moves left
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
       synchronize(stream);
       device_moves_ = false;
       const Pending pending = host_pending_[0];
       reset_pending(stream);
+      // The live ids' boxes were written: a moved static is listed again at this step or, if
+      // it throws, at the next.
+      if (pending.statics_moved != 0) statics_built_ = false;
       if (pending.first_stale != kNone) {
         throw Error(ErrorKind::InvalidArgument,
                     "World::move (device arrays): ids[" + std::to_string(pending.first_stale) +
                         "] names no live proxy of this world (destroyed, or of another world); "
                         "its box was not written");
       }
-      statics_moved = pending.statics_moved != 0;
     }
-    if (changes.statics || statics_moved || !statics_built_) {
+    if (changes.statics || !statics_built_) {
       auto timer = timed("statics");
       list_statics(options, stream);
       stats.statics_listed = true;
