@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
       ->add_option("--static", world_options.static_shares,
                    "Shares of the proxies that are static (0.9, 0; comma list)")
       ->delimiter(',')
-      ->check(CLI::Range(0.0, 1.0))
+      ->check(rsw::cli::finite_range(0, 1))
       ->capture_default_str();
   world->add_option("--backend", world_options.backends, "cpu, cuda (comma list)")
       ->delimiter(',')
