@@ -169,7 +169,8 @@ int main() try {
   std::vector<Aabb> boxes(kBoxes);
 
   // The same bodies in a World, each proxy's user value its index; the walls static.
-  World world({.backend = rsw::Backend::Auto});
+  // Contacts printed in (a, b) order, the same on every backend and run.
+  World world({.backend = rsw::Backend::Auto, .sorted_events = true});
   for (int w = 0; w < kWalls; ++w) {
     world.create(wall(w), {.motion = rsw::physics::Motion::Static, .user = kRoomWall + w});
   }
