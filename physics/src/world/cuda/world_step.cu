@@ -229,12 +229,12 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
   if (!box_is_valid(low, high)) atomicMin(&pending->first_invalid, i);
 }
 
-/// The moving proxies' listings in the static cells: key (cell, min_s) as listing_key's
-/// small ones, value the proxy's place in the moving list, up to `room` (the rest of which
-/// is filled with keys that sort last). pending->moving_listings gets their number.
-__global__ void write_moving_listings(StaticCellsView view, const std::uint32_t* moving,
-                                      std::uint32_t count, const Aabb* boxes,
-                                      const std::uint32_t* categories,
+/// The moving proxies' listings in the static cells: keyed as small static listings are (cell,
+/// min_s), value the proxy's place in the moving list, up to `room` (the rest of which is
+/// filled with keys that sort last). pending->moving_listings gets their number.
+__global__ void write_moving_listings(StaticCellsView view, int cell_bits,
+                                      const std::uint32_t* moving, std::uint32_t count,
+                                      const Aabb* boxes, const std::uint32_t* categories,
                                       const unsigned long long* offsets, unsigned long long room,
                                       std::uint64_t* keys, std::uint32_t* proxies,
                                       Pending* pending) {
@@ -257,7 +257,7 @@ __global__ void write_moving_listings(StaticCellsView view, const std::uint32_t*
   unsigned long long next = offsets[i];
   for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
     for (std::uint32_t v = range.v0; v <= range.v1 && next < room; ++v, ++next) {
-      keys[next] = std::uint64_t{grid.cell_id(u, v)} << 32 | sort::ordered_key(m.min_s);
+      keys[next] = listing_key(true, grid.cell_id(u, v), cell_bits, m.min_s);
       proxies[next] = i;
     }
   }
@@ -922,7 +922,7 @@ class CudaWorld final : public WorldBackend {
     sorted_moving_proxies_.resize_discarding(listing_room);
     if (view_.cells == 0 || moving == 0 || listing_room == 0) return;
     write_moving_listings<<<blocks_for(moving), kThreads, 0, stream>>>(
-        view_, moving_.data(), moving, boxes_.data(), categories_.data(),
+        view_, cell_bits_, moving_.data(), moving, boxes_.data(), categories_.data(),
         moving_listing_offsets_.data(), listing_room, moving_keys_.data(), moving_proxies_.data(),
         pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching write_moving_listings");
