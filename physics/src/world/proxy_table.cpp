@@ -9,6 +9,11 @@
 namespace rsw::physics::detail {
 namespace {
 
+bool has_default_filters(std::uint32_t category, std::uint32_t mask) {
+  const ProxyOptions defaults;
+  return category == defaults.category && mask == defaults.mask;
+}
+
 // A slot's first generation: the world's seed and the slot mixed (splitmix64's finalizer),
 // never 0.
 std::uint32_t first_generation(std::uint32_t seed, std::uint32_t slot) {
@@ -64,6 +69,7 @@ std::uint32_t ProxyTable::allocate(const ProxyOptions& options) {
   categories_[slot] = options.category;
   masks_[slot] = options.mask;
   users_[slot] = options.user;
+  if (!has_default_filters(options.category, options.mask)) ++filtered_;
   return slot;
 }
 
@@ -74,6 +80,7 @@ void ProxyTable::release(std::uint32_t slot) {
   positions_[list[position]] = position;
   list.pop_back();
   states_[slot] = SlotState::Free;
+  if (!has_default_filters(categories_[slot], masks_[slot])) --filtered_;
   categories_[slot] = 0;
   released_.push_back(slot);
 }

@@ -60,6 +60,9 @@ class ProxyTable {
   /// Slots ever used: the size of every per-slot array.
   std::size_t slots() const noexcept { return states_.size(); }
   std::size_t live() const noexcept { return moving_.size() + statics_.size(); }
+  /// Live proxies whose filter bits are not the defaults (category 1, every mask bit): with
+  /// none, every pair passes the filter and the backends skip reading the bits.
+  std::size_t filtered() const noexcept { return filtered_; }
 
   /// Per slot. A free slot keeps its last generation and has category 0 (it pairs with
   /// nothing).
@@ -92,6 +95,7 @@ class ProxyTable {
   std::vector<std::uint32_t> free_;      // reusable now
   std::vector<std::uint32_t> reported_;  // lost at the last step: reusable after the next
   std::vector<std::uint32_t> released_;  // destroyed since the last step
+  std::size_t filtered_ = 0;
 };
 
 }  // namespace rsw::physics::detail

@@ -29,13 +29,14 @@ RSW_HOST_DEVICE inline void corners(const Aabb& box, float (&low)[3], float (&hi
   high[2] = box.max.z;
 }
 
-/// A static proxy's listing in one cell: 32 bytes, one sector.
+/// A proxy's listing in one cell: 32 bytes, one sector. The GPU lists moving proxies in the
+/// static cells this way too.
 struct alignas(16) StaticListing {
   float min_u, max_u;
   float min_v, max_v;
-  float min_s, max_s;  ///< on the sweep axis
-  std::uint32_t slot;  ///< the proxy
-  std::uint32_t unused;
+  float min_s, max_s;   ///< on the sweep axis
+  std::uint32_t slot;   ///< the proxy
+  std::uint32_t place;  ///< a moving listing's cell and where its box starts (GPU); 0 else
 };
 static_assert(sizeof(StaticListing) == 32, "a listing is one sector");
 
@@ -102,9 +103,9 @@ RSW_HOST_DEVICE inline MovingQuery make_query(const StaticCellsView& statics, co
   return {low[u], high[u], low[v], high[v], low[s], high[s], category, mask};
 }
 
-/// Whether the moving box and static listing t, met in `cell`, make a pair reported there:
-/// they overlap on every axis, the cell is the pair's home, and the filter bits admit it.
-RSW_HOST_DEVICE inline bool pairs_in_cell(const StaticCellsView& statics, std::uint32_t cell,
+/// Whether the moving box and static listing t, met in `cell`, overlap on every axis and the
+/// cell is their pair's home.
+RSW_HOST_DEVICE inline bool meets_in_cell(const StaticCellsView& statics, std::uint32_t cell,
                                           const MovingQuery& m, const StaticListing& t) {
   if (!(t.min_s <= m.max_s && m.min_s <= t.max_s && t.min_u <= m.max_u && m.min_u <= t.max_u &&
         t.min_v <= m.max_v && m.min_v <= t.max_v)) {
@@ -113,8 +114,15 @@ RSW_HOST_DEVICE inline bool pairs_in_cell(const StaticCellsView& statics, std::u
   const CellGrid& grid = statics.grid;
   const float home_u = t.min_u > m.min_u ? t.min_u : m.min_u;
   const float home_v = t.min_v > m.min_v ? t.min_v : m.min_v;
-  if (grid.cell_id(grid.cell_u(home_u), grid.cell_v(home_v)) != cell) return false;
-  return filters_pass(m.category, m.mask, statics.categories[t.slot], statics.masks[t.slot]);
+  return grid.cell_id(grid.cell_u(home_u), grid.cell_v(home_v)) == cell;
+}
+
+/// Whether the moving box and static listing t, met in `cell`, make a pair reported there:
+/// they meet there and the filter bits admit it.
+RSW_HOST_DEVICE inline bool pairs_in_cell(const StaticCellsView& statics, std::uint32_t cell,
+                                          const MovingQuery& m, const StaticListing& t) {
+  return meets_in_cell(statics, cell, m, t) &&
+         filters_pass(m.category, m.mask, statics.categories[t.slot], statics.masks[t.slot]);
 }
 
 /// Calls report(slot) for every static proxy that the moving box overlaps, each once (one

@@ -3,11 +3,13 @@
 //
 //   [statics changed: summary (CUB reduce) -> plan on the host -> count listings -> scan ->
 //    write keys -> sort (CUB) -> gather listings -> cell starts]
-//   gather_moving -> the moving proxies listed in the static cells (count, scan, write keys
-//   (cell, min_s) into room sized from the last step, sort: CUB) -> static_pairs (a lane a
-//   listing, into room sized from the last step) -> the moving boxes' BroadPhase frame (the
-//   CUDA sweep, whose wait brings back the listings' and static pairs' counts too)
-//   [-> listings and static_pairs again, at the counts, when they did not fit]
+//   with statics listed: the moving proxies listed in the static cells (count, scan, 32-bit
+//   keys (cell, step of min_s) into room sized from the last step, rsw::sort, gathered) ->
+//   cell_pairs: a lane a listing walks the cell's statics and, while the static grid serves
+//   the moving proxies too (walks_moving), the moving listings after its own
+//   otherwise, or without statics: the moving proxies' own BroadPhase frame (the CUDA sweep)
+//   -> one wait for the counts [-> listings and cell_pairs again, at the counts, when they
+//   did not fit]
 //   -> the events: the slots' boxes of this step, one sector each (NaN for a free slot); each
 //   pair of this step kept (in slots) and tested against the last step's boxes (found: no
 //   overlap then, or a slot held no proxy), each pair of the last step tested against this
@@ -26,6 +28,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
@@ -41,6 +44,7 @@
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
+#include "rsw/sort/sorter.hpp"
 
 namespace rsw::physics::detail {
 namespace {
@@ -56,18 +60,22 @@ static_assert(sizeof(Aabb) == 24 && sizeof(ProxyId) == 8 && sizeof(ProxyPair) ==
               "records as the kernels read them");
 static_assert(sizeof(SlotState) == 1, "slot states are bytes");
 
-/// What device-array calls and the moving gather leave for the host to read at a step.
+/// What device-array calls and the step's look-up in the static cells leave for the host to
+/// read at a step.
 struct Pending {
   std::uint32_t first_stale;    ///< the first id of a device move that named no live proxy
   std::uint32_t statics_moved;  ///< a device move gave a static proxy a new box
   std::uint32_t first_invalid;  ///< the first moving proxy (its place in the list) with an
                                 ///< invalid box
   std::uint32_t unused;
-  unsigned long long static_pairs;     ///< (moving, static) pairs counted this step
-  unsigned long long candidates;       ///< tested by the static look-up
-  unsigned long long moving_listings;  ///< the moving proxies' listings in the static cells
+  unsigned long long pairs;              ///< pairs found in the static cells
+  unsigned long long moving_pairs;       ///< of which pairs of two moving proxies
+  unsigned long long candidates;         ///< tested in the static cells
+  unsigned long long moving_candidates;  ///< of which moving listings
+  unsigned long long excluded;           ///< moving proxies with invalid boxes (counted there)
+  std::uint64_t moving_listings;         ///< the moving proxies' listings in the static cells
 
-  RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0, 0}; }
+  RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0, 0, 0, 0, 0}; }
 };
 
 __global__ void clear_pending(Pending* pending) {
@@ -229,22 +237,65 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
   if (!box_is_valid(low, high)) atomicMin(&pending->first_invalid, i);
 }
 
-/// The moving proxies' listings in the static cells: keyed as small static listings are (cell,
-/// min_s), value the proxy's place in the moving list, up to `room` (the rest of which is
-/// filled with keys that sort last). pending->moving_listings gets their number.
-__global__ void write_moving_listings(StaticCellsView view, int cell_bits,
+/// Thread i: the cells moving proxy i covers in the static grid (0 when its box is invalid or
+/// pairs with nothing), and counts[count] = 0 for the scan; the first invalid box is noted.
+__global__ void count_moving_cells(StaticCellsView view, const std::uint32_t* moving,
+                                   std::uint32_t count, const Aabb* boxes,
+                                   const std::uint32_t* categories, std::uint32_t* counts,
+                                   Pending* pending) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i >= count) {
+    if (i == count) counts[i] = 0;
+    return;
+  }
+  const std::uint32_t slot = moving[i];
+  const Aabb box = boxes[slot];
+  counts[i] = static_listings(view, box, categories[slot]);
+  float low[3];
+  float high[3];
+  corners(box, low, high);
+  if (!box_is_valid(low, high)) {
+    atomicMin(&pending->first_invalid, i);
+    atomicAdd(&pending->excluded, 1ull);
+  }
+}
+
+/// How the moving proxies' listings in the static cells are keyed for their sort, in 32 bits:
+/// the cell above, then the listing's min_s as a step of the statics' range on s (clamped at
+/// its ends). Inside a cell the listings then come in the order of their steps, which is
+/// monotone in min_s: enough for the moving walk of cell_pairs to know where to stop.
+struct MovingKeys {
+  int s_bits = 8;     ///< bits of the step
+  int end_bit = 8;    ///< the cell's bits and s_bits
+  float origin = 0;   ///< the statics' lowest min_s
+  float inverse = 1;  ///< steps per unit length
+
+  __device__ std::uint32_t step_of(float s) const {
+    const float position = (s - origin) * inverse;
+    const std::uint32_t last = (1u << s_bits) - 1;
+    if (!(position > 0.0f)) return 0;
+    return position >= static_cast<float>(last) ? last : static_cast<std::uint32_t>(position);
+  }
+  __device__ std::uint32_t key(std::uint32_t cell, float min_s) const {
+    return cell << s_bits | step_of(min_s);
+  }
+};
+
+/// The moving listings the kernels after the sort read: the sort's count, or the room when
+/// they did not all fit (the host then lists them again into more).
+__device__ inline unsigned long long listed_moving(const Pending* listed, unsigned long long room) {
+  return listed->moving_listings < room ? listed->moving_listings : room;
+}
+
+/// The moving proxies' listings in the static cells, as keys (MovingKeys) and slots, up to
+/// `room`; pending->moving_listings gets their number (the sort's count).
+__global__ void write_moving_listings(StaticCellsView view, MovingKeys sort_keys,
                                       const std::uint32_t* moving, std::uint32_t count,
                                       const Aabb* boxes, const std::uint32_t* categories,
                                       const unsigned long long* offsets, unsigned long long room,
-                                      std::uint64_t* keys, std::uint32_t* proxies,
-                                      Pending* pending) {
+                                      std::uint32_t* keys, std::uint32_t* slots, Pending* pending) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
-  const unsigned long long total = offsets[count];
-  if (i == 0) pending->moving_listings = total;
-  for (unsigned long long k = total + i; k < room; k += std::uint64_t{gridDim.x} * kThreads) {
-    keys[k] = ~std::uint64_t{0};
-    proxies[k] = 0;
-  }
+  if (i == 0) pending->moving_listings = offsets[count];
   if (i >= count) return;
   const std::uint32_t slot = moving[i];
   if (static_listings(view, boxes[slot], categories[slot]) == 0) return;
@@ -257,42 +308,93 @@ __global__ void write_moving_listings(StaticCellsView view, int cell_bits,
   unsigned long long next = offsets[i];
   for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
     for (std::uint32_t v = range.v0; v <= range.v1 && next < room; ++v, ++next) {
-      keys[next] = listing_key(true, grid.cell_id(u, v), cell_bits, m.min_s);
-      proxies[next] = i;
+      keys[next] = sort_keys.key(grid.cell_id(u, v), m.min_s);
+      slots[next] = slot;
     }
   }
 }
 
+/// A moving listing's place: its cell in the low 30 bits, bit 30 set when the box starts in
+/// the cell's column on u, bit 31 when it starts in its row on v (as the sweep's records).
+constexpr std::uint32_t kCellBits = 0x3FFFFFFFu;
+constexpr std::uint32_t kStartsOnU = 1u << 30;
+constexpr std::uint32_t kStartsOnV = 1u << 31;
+
+/// Thread k: sorted moving listing k as the walks read it, with its place.
+__global__ void gather_moving_listings(StaticCellsView view, MovingKeys sort_keys,
+                                       const std::uint32_t* keys, const std::uint32_t* slots,
+                                       const Pending* listed, unsigned long long room,
+                                       const Aabb* boxes, StaticListing* out) {
+  const std::uint32_t k = blockIdx.x * kThreads + threadIdx.x;
+  if (k >= listed_moving(listed, room)) return;
+  const std::uint32_t cell = keys[k] >> sort_keys.s_bits;
+  const std::uint32_t slot = slots[k];
+  float low[3];
+  float high[3];
+  corners(boxes[slot], low, high);
+  StaticListing listing = make_listing(view, low, high, slot);
+  const CellGrid& grid = view.grid;
+  const bool starts_on_u = cell / grid.cells_v == grid.cell_u(listing.min_u);
+  const bool starts_on_v = cell % grid.cells_v == grid.cell_v(listing.min_v);
+  listing.place = cell | (starts_on_u ? kStartsOnU : 0u) | (starts_on_v ? kStartsOnV : 0u);
+  out[k] = listing;
+}
+
+/// Whether moving listings e and f of one cell overlap on every axis and the cell is their
+/// pair's home: the one holding the larger of the two minimum corners, which is where e or f
+/// starts on u, and where e or f starts on v.
+__device__ inline bool moving_meet(const StaticListing& e, const StaticListing& f) {
+  return f.min_s <= e.max_s && e.min_s <= f.max_s && f.min_u <= e.max_u && e.min_u <= f.max_u &&
+         f.min_v <= e.max_v && e.min_v <= f.max_v && ((e.place | f.place) >> 30) == 3u;
+}
+
 constexpr int kWarps = kThreads / 32;
 constexpr unsigned int kFullWarp = 0xFFFFFFFFu;
-/// Static listings a lane of static_pairs tests at once (their loads issued together).
+/// Listings a lane of cell_pairs tests at once (their loads issued together).
 constexpr int kQueryUnroll = 4;
-/// Pairs a warp of static_pairs holds in shared memory before it appends them with one atomic.
+/// Pairs a warp of cell_pairs holds in shared memory before it appends them with one atomic.
 constexpr std::uint32_t kWarpPairs = 256;
 static_assert(kWarpPairs >= 2 * kQueryUnroll * 32,
-              "static_pairs flushes past half a buffer, and a pass adds kQueryUnroll * 32");
+              "cell_pairs flushes past half a buffer, and a pass adds kQueryUnroll * 32");
 
-/// The (moving, static) pairs. The moving proxies are listed in the static cells and sorted
-/// by (cell, min_s) as the statics are, and a warp takes 32 consecutive listings, a lane each:
+/// The static grid sweeps the moving proxies too while it has at most this many of them a
+/// cell on average (a BroadPhase frame's grid has a few hundred boxes a cell)...
+constexpr std::uint64_t kMovingPerCell = 512;
+/// ...and they meet at most this many candidates a listing there (a uniform cloud's listings
+/// meet about 11 in a BroadPhase frame).
+constexpr std::uint64_t kMovingCandidates = 48;
+
+/// What a lane of cell_pairs walks: the cell's small statics, its long ones, then the moving
+/// listings after its own.
+enum Walk : int { kSmallStatics, kLongStatics, kMovingListings };
+
+/// The pairs found in the static cells. The moving proxies are listed in the static cells and
+/// sorted by (cell, step of min_s), and a warp takes 32 consecutive listings, a lane each:
 /// query_static_cells's walk in that cell (a binary search for the first small static that
 /// can reach the proxy, then kQueryUnroll listings at a time up to its max_s, then the cell's
-/// long statics). Neighbouring lanes search and walk neighbouring stretches of one run, so
-/// their loads mostly meet in L1. Pairs go to `out` up to `capacity`; pending->static_pairs
-/// counts them all (more than the capacity: the host grows the buffer and runs it again).
+/// long statics), and with kMovingWalk a sweep over the moving listings after its own in the
+/// cell, up to the step of its max_s (each pair of moving listings is tested once, from the
+/// earlier, and reported in its home cell). Neighbouring lanes walk neighbouring stretches of
+/// one run, so their loads mostly meet in L1. Without kFilters every proxy has the default
+/// filter bits and none is read. Pairs go to `out` up to `capacity`; pending->pairs counts
+/// them all (more than the capacity: the host grows the buffer and runs it again).
+template <bool kFilters, bool kMovingWalk>
 __global__ void __launch_bounds__(kThreads)
-    static_pairs(StaticCellsView view, const std::uint64_t* keys, const std::uint32_t* proxies,
-                 const Pending* listed, unsigned long long room, const std::uint32_t* moving,
-                 const Aabb* boxes, Pair* out, unsigned long long capacity, Pending* pending) {
+    cell_pairs(StaticCellsView view, MovingKeys sort_keys, const StaticListing* moving_listings,
+               const Pending* listed, unsigned long long room, Pair* out,
+               unsigned long long capacity, Pending* pending) {
   __shared__ Pair buffered[kWarps][kWarpPairs];
   const std::uint32_t lane = threadIdx.x & 31;
   const std::uint32_t lanes_below = (1u << lane) - 1;
   Pair* buffer = buffered[threadIdx.x >> 5];
   std::uint32_t held = 0;  // the same in every lane
   std::uint32_t candidates = 0;
+  std::uint32_t moving_candidates = 0;
+  std::uint32_t moving_pairs = 0;
   const auto flush = [&] {
     __syncwarp();
     unsigned long long base = 0;
-    if (lane == 0) base = atomicAdd(&pending->static_pairs, static_cast<unsigned long long>(held));
+    if (lane == 0) base = atomicAdd(&pending->pairs, static_cast<unsigned long long>(held));
     base = __shfl_sync(kFullWarp, base, 0);
     for (std::uint32_t k = lane; k < held; k += 32) {
       if (base + k < capacity) out[base + k] = buffer[k];
@@ -300,62 +402,86 @@ __global__ void __launch_bounds__(kThreads)
     held = 0;
     __syncwarp();
   };
-  const StaticListing* listings = view.listings;
-  const unsigned long long count = listed->moving_listings < room ? listed->moving_listings : room;
+  const auto admitted = [&](const MovingQuery& m, std::uint32_t slot) {
+    if constexpr (kFilters) {
+      return filters_pass(m.category, m.mask, view.categories[slot], view.masks[slot]);
+    } else {
+      return true;
+    }
+  };
+  const StaticListing* statics = view.listings;
+  const unsigned long long count = listed_moving(listed, room);
   const unsigned long long chunks = (count + 31) / 32;
   for (unsigned long long chunk = blockIdx.x * kWarps + (threadIdx.x >> 5); chunk < chunks;
        chunk += std::uint64_t{gridDim.x} * kWarps) {
     const unsigned long long k = chunk * 32 + lane;
     bool active = k < count;
-    bool in_long = false;
+    Walk walk = kSmallStatics;
+    StaticListing e{};
     MovingQuery m{};
     std::uint32_t cell = 0;
-    std::uint32_t slot = 0;
-    std::uint32_t j = 0;
-    std::uint32_t end = 0;
+    std::uint32_t last_step = 0;  // the step of e's max_s
+    unsigned long long j = 0;
+    unsigned long long end = 0;
     if (active) {
-      cell = static_cast<std::uint32_t>(keys[k] >> 32);
-      slot = moving[proxies[k]];
-      float low[3];
-      float high[3];
-      corners(boxes[slot], low, high);
-      m = make_query(view, low, high, view.categories[slot], view.masks[slot]);
+      e = moving_listings[k];
+      cell = e.place & kCellBits;
+      m = {e.min_u, e.max_u, e.min_v, e.max_v, e.min_s, e.max_s, 1u, 0xFFFFFFFFu};
+      if constexpr (kFilters) {
+        m.category = view.categories[e.slot];
+        m.mask = view.masks[e.slot];
+      }
+      last_step = sort_keys.step_of(e.max_s);
       const float reach = m.min_s - view.small_extent;  // small statics start no earlier
-      j = view.small_start[cell];
-      end = view.small_start[cell + 1];
-      std::uint32_t high_index = end;
-      while (j < high_index) {
-        const std::uint32_t middle = j + (high_index - j) / 2;
-        if (listings[middle].min_s < reach) {
-          j = middle + 1;
+      std::uint32_t first = view.small_start[cell];
+      std::uint32_t high_index = view.small_start[cell + 1];
+      end = high_index;
+      while (first < high_index) {
+        const std::uint32_t middle = first + (high_index - first) / 2;
+        if (statics[middle].min_s < reach) {
+          first = middle + 1;
         } else {
           high_index = middle;
         }
       }
+      j = first;
     }
     while (__any_sync(kFullWarp, active)) {
+      const StaticListing* from = walk == kMovingListings ? moving_listings : statics;
       StaticListing t[kQueryUnroll];
       bool loaded[kQueryUnroll];
 #pragma unroll
       for (int u = 0; u < kQueryUnroll; ++u) {
         loaded[u] = active && j + u < end;
-        if (loaded[u]) t[u] = listings[j + u];
+        if (loaded[u]) t[u] = from[j + u];
       }
-      bool run = true;  // every listing so far starts by max_s
+      bool run = true;  // every listing so far is in the walk's run
       bool hit[kQueryUnroll];
 #pragma unroll
       for (int u = 0; u < kQueryUnroll; ++u) {
-        run = run && loaded[u] && t[u].min_s <= m.max_s;
+        if (walk == kMovingListings) {
+          run = run && loaded[u] && (t[u].place & kCellBits) == cell &&
+                sort_keys.step_of(t[u].min_s) <= last_step;
+          moving_candidates += run ? 1u : 0u;
+          hit[u] = run && moving_meet(e, t[u]) && admitted(m, t[u].slot);
+          moving_pairs += hit[u] ? 1u : 0u;
+        } else {
+          run = run && loaded[u] && t[u].min_s <= m.max_s;
+          hit[u] = run && meets_in_cell(view, cell, m, t[u]) && admitted(m, t[u].slot);
+        }
         candidates += run ? 1u : 0u;
-        hit[u] = run && pairs_in_cell(view, cell, m, t[u]);
       }
       if (active) {
         if (run) {
           j += kQueryUnroll;
-        } else if (!in_long) {  // the small statics are done: the long ones
-          in_long = true;
+        } else if (walk == kSmallStatics) {
+          walk = kLongStatics;
           j = view.long_start[cell];
           end = view.long_start[cell + 1];
+        } else if (kMovingWalk && walk == kLongStatics) {
+          walk = kMovingListings;
+          j = k + 1;
+          end = count;
         } else {
           active = false;
         }
@@ -363,7 +489,7 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int u = 0; u < kQueryUnroll; ++u) {
         const unsigned int hits = __ballot_sync(kFullWarp, hit[u]);
-        if (hit[u]) buffer[held + __popc(hits & lanes_below)] = ordered_pair(slot, t[u].slot);
+        if (hit[u]) buffer[held + __popc(hits & lanes_below)] = ordered_pair(e.slot, t[u].slot);
         held += __popc(hits);
       }
       if (held > kWarpPairs - kQueryUnroll * 32) flush();
@@ -371,8 +497,18 @@ __global__ void __launch_bounds__(kThreads)
   }
   if (held > 0) flush();
   const std::uint32_t warp_candidates = __reduce_add_sync(kFullWarp, candidates);
-  if (lane == 0 && warp_candidates > 0) {
-    atomicAdd(&pending->candidates, static_cast<unsigned long long>(warp_candidates));
+  const std::uint32_t warp_moving_candidates = __reduce_add_sync(kFullWarp, moving_candidates);
+  const std::uint32_t warp_moving_pairs = __reduce_add_sync(kFullWarp, moving_pairs);
+  if (lane == 0) {
+    if (warp_candidates > 0)
+      atomicAdd(&pending->candidates, static_cast<unsigned long long>(warp_candidates));
+    if (warp_moving_candidates > 0) {
+      atomicAdd(&pending->moving_candidates,
+                static_cast<unsigned long long>(warp_moving_candidates));
+    }
+    if (warp_moving_pairs > 0) {
+      atomicAdd(&pending->moving_pairs, static_cast<unsigned long long>(warp_moving_pairs));
+    }
   }
 }
 
@@ -525,7 +661,7 @@ class CudaWorld final : public WorldBackend {
       list_statics(options, stream);
       stats.statics_listed = true;
     }
-    Pending pending = sweep_moving(options, stats, stream);
+    Pending pending = find_pairs(options, stats, stream);
     const auto moving = static_cast<std::uint32_t>(table_.moving().size());
     if (pending.first_invalid != kNone && options.invalid_boxes == InvalidBoxes::Reject) {
       throw invalid_proxy(table_.moving()[pending.first_invalid], stream);
@@ -533,31 +669,42 @@ class CudaWorld final : public WorldBackend {
     // The look-up's buffers were too small: again, at the counts (a second round when the
     // listings did not fit, since the pairs were then counted from some of them only).
     const auto short_of_room = [&] {
-      return pending.moving_listings > moving_keys_.size() ||
-             pending.static_pairs > static_pairs_.size();
+      return pending.moving_listings > moving_keys_.size() || pending.pairs > cell_pairs_.size();
     };
     const bool requery = short_of_room();
     if (requery) {
       auto timer = timed("requery");
       while (short_of_room()) {
-        find_static_pairs(
-            moving, std::max<std::size_t>(moving_keys_.size(), pending.moving_listings),
-            std::max<std::size_t>(static_pairs_.size(), pending.static_pairs), stream);
+        find_cell_pairs(moving, walked_moving_, table_.filtered() > 0,
+                        std::max<std::size_t>(moving_keys_.size(), pending.moving_listings),
+                        std::max<std::size_t>(cell_pairs_.size(), pending.pairs), options, stream);
         host_pending_.copy_small_from_device(pending_.data(), 1, stream);
         synchronize(stream);
-        pending.static_pairs = host_pending_[0].static_pairs;
-        pending.candidates = host_pending_[0].candidates;
-        pending.moving_listings = host_pending_[0].moving_listings;
+        const Pending again = host_pending_[0];
+        pending.pairs = again.pairs;
+        pending.moving_pairs = again.moving_pairs;
+        pending.candidates = again.candidates;
+        pending.moving_candidates = again.moving_candidates;
+        pending.moving_listings = again.moving_listings;
         reset_pending(stream);
+      }
+      if (walked_moving_) {
+        stats.moving.candidates = pending.moving_candidates;
+        stats.moving.cell_entries = pending.moving_listings;
+        stats.moving.pairs = pending.moving_pairs;
       }
     }
     moving_listings_ = pending.moving_listings;
-    const std::size_t static_pairs = pending.static_pairs;
-    const std::size_t moving_pairs = stats.moving.pairs;
-    const std::size_t count = static_pairs + moving_pairs;
+    if (walked_moving_ && pending.moving_candidates > kMovingCandidates * pending.moving_listings) {
+      grid_serves_moving_ = false;  // until the statics are listed again
+    }
+    // Pairs of the static cells (in slots), and of the moving sweep (in moving places).
+    const std::size_t cell_pairs = pending.pairs;
+    const std::size_t swept_pairs = walked_moving_ ? 0 : stats.moving.pairs;
+    const std::size_t count = cell_pairs + swept_pairs;
     {
       auto timer = timed("events");
-      find_events(static_pairs, moving_pairs, options, stream);
+      find_events(cell_pairs, swept_pairs, options, stream);
     }
     // The step stands: its pairs and state become the last step's.
     std::swap(pairs_, next_);
@@ -572,9 +719,9 @@ class CudaWorld final : public WorldBackend {
     stats.query_ms = last_ms("query") + (requery ? last_ms("requery") : 0.0);
     stats.events_ms = last_ms("events");
     stats.excluded_proxies = stats.moving.excluded_boxes + static_excluded_;
-    stats.candidates = stats.moving.candidates + pending.candidates;
-    stats.moving_pairs = moving_pairs;
-    stats.static_pairs = static_pairs;
+    stats.candidates = (walked_moving_ ? 0 : stats.moving.candidates) + pending.candidates;
+    stats.moving_pairs = stats.moving.pairs;
+    stats.static_pairs = count - stats.moving.pairs;
     stats.pairs = count;
     stats.found = found_.size;
     stats.lost = lost_.size;
@@ -676,9 +823,9 @@ class CudaWorld final : public WorldBackend {
   // This step's pairs kept in next_ (in slots), found and lost by testing them against the
   // last step's state and the last step's pairs against this one's; one wait for the counts,
   // and with sorted_events a sort of each.
-  void find_events(std::size_t static_pairs, std::size_t moving_pairs, const WorldOptions& options,
+  void find_events(std::size_t cell_pairs, std::size_t swept_pairs, const WorldOptions& options,
                    StreamHandle stream) {
-    const std::size_t count = static_pairs + moving_pairs;
+    const std::size_t count = cell_pairs + swept_pairs;
     found_ = {};
     lost_ = {};
     next_.resize_discarding(count);
@@ -694,16 +841,16 @@ class CudaWorld final : public WorldBackend {
     }
     const StepBoxes now{step_boxes_.data(), slots};
     const StepBoxes last{last_step_boxes_.data(), last_slots_};
-    if (static_pairs > 0) {
-      keep_and_find<<<blocks_for(static_pairs), kThreads, 0, stream>>>(
-          SlotPairs{static_pairs_.data()}, static_pairs, next_.data(), last, found_buffer_.data(),
+    if (cell_pairs > 0) {
+      keep_and_find<<<blocks_for(cell_pairs), kThreads, 0, stream>>>(
+          SlotPairs{cell_pairs_.data()}, cell_pairs, next_.data(), last, found_buffer_.data(),
           event_counts_.data());
       RSW_CUDA_CHECK_LAUNCH("launching keep_and_find");
     }
-    if (moving_pairs > 0) {
-      keep_and_find<<<blocks_for(moving_pairs), kThreads, 0, stream>>>(
-          MovingPairs{sweep_->device_pairs().data, moving_.data()}, moving_pairs,
-          next_.data() + static_pairs, last, found_buffer_.data(), event_counts_.data());
+    if (swept_pairs > 0) {
+      keep_and_find<<<blocks_for(swept_pairs), kThreads, 0, stream>>>(
+          MovingPairs{sweep_->device_pairs().data, moving_.data()}, swept_pairs,
+          next_.data() + cell_pairs, last, found_buffer_.data(), event_counts_.data());
       RSW_CUDA_CHECK_LAUNCH("launching keep_and_find");
     }
     if (pair_count_ > 0) {
@@ -859,6 +1006,17 @@ class CudaWorld final : public WorldBackend {
         sorted_listing_keys_.data(), total, view.cells, cell_bits, small_start_.data(),
         long_start_.data());
     RSW_CUDA_CHECK_LAUNCH("launching find_cell_starts");
+    // The moving listings' keys: the cell's bits, then steps of min_s, to a whole number of
+    // the sort's 8-bit digits and at least one digit of steps.
+    const int moving_cell_bits = std::bit_width(view.cells - 1);
+    sort_keys_.end_bit = std::min(32, (moving_cell_bits + 8 + 7) / 8 * 8);
+    sort_keys_.s_bits = sort_keys_.end_bit - moving_cell_bits;
+    const double low_s = sort::float_from_key(summary.low_key[view.axis]);
+    const double high_s = sort::float_from_key(summary.high_key[view.axis]);
+    sort_keys_.origin = static_cast<float>(low_s);
+    sort_keys_.inverse =
+        static_cast<float>(std::ldexp(1.0, sort_keys_.s_bits) / std::max(high_s - low_s, 1e-30));
+    grid_serves_moving_ = true;
     view.small_start = small_start_.data();
     view.long_start = long_start_.data();
     view.listings = listings_.data();
@@ -899,76 +1057,69 @@ class CudaWorld final : public WorldBackend {
     return view;
   }
 
-  // Each moving proxy's listings in the static cells counted and scanned (queued: the total
-  // reaches the host with Pending).
+  // Each moving proxy's listings in the static cells counted and scanned, and the first
+  // invalid box noted (queued: the total reaches the host with Pending).
   void count_moving_listings(std::uint32_t moving, StreamHandle stream) {
     moving_listing_counts_.resize_discarding(std::size_t{moving} + 1);
     moving_listing_offsets_.resize_discarding(std::size_t{moving} + 1);
-    count_listings<<<blocks_for(std::size_t{moving} + 1), kThreads, 0, stream>>>(
+    count_moving_cells<<<blocks_for(std::size_t{moving} + 1), kThreads, 0, stream>>>(
         view_, moving_.data(), moving, boxes_.data(), categories_.data(),
-        moving_listing_counts_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching count_listings");
+        moving_listing_counts_.data(), pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching count_moving_cells");
     scan_queued(moving_listing_counts_, moving_listing_offsets_, moving, stream);
   }
 
-  // The moving proxies' listings (room for `listing_room`) written and sorted, and their
-  // (moving, static) pairs into static_pairs_, which holds `pair_room`; pending counts both.
-  void find_static_pairs(std::uint32_t moving, std::size_t listing_room, std::size_t pair_room,
-                         StreamHandle stream) {
-    static_pairs_.resize_discarding(pair_room);
+  // The moving proxies' listings (room for `listing_room`) written, sorted and gathered, and
+  // the pairs of the static cells into cell_pairs_, which holds `pair_room`: (moving, static),
+  // and (moving, moving) too when `walk_moving`; pending counts them.
+  void find_cell_pairs(std::uint32_t moving, bool walk_moving, bool filters,
+                       std::size_t listing_room, std::size_t pair_room, const WorldOptions& options,
+                       StreamHandle stream) {
+    cell_pairs_.resize_discarding(pair_room);
     moving_keys_.resize_discarding(listing_room);
-    moving_proxies_.resize_discarding(listing_room);
-    sorted_moving_keys_.resize_discarding(listing_room);
-    sorted_moving_proxies_.resize_discarding(listing_room);
+    moving_slots_.resize_discarding(listing_room);
+    moving_records_.resize_discarding(listing_room);
     if (view_.cells == 0 || moving == 0 || listing_room == 0) return;
     write_moving_listings<<<blocks_for(moving), kThreads, 0, stream>>>(
-        view_, cell_bits_, moving_.data(), moving, boxes_.data(), categories_.data(),
-        moving_listing_offsets_.data(), listing_room, moving_keys_.data(), moving_proxies_.data(),
+        view_, sort_keys_, moving_.data(), moving, boxes_.data(), categories_.data(),
+        moving_listing_offsets_.data(), listing_room, moving_keys_.data(), moving_slots_.data(),
         pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching write_moving_listings");
-    const int end_bit = 32 + cell_bits_;
-    std::size_t bytes = 0;
-    RSW_CUDA_CHECK(
-        cub::DeviceRadixSort::SortPairs(
-            nullptr, bytes, moving_keys_.data(), sorted_moving_keys_.data(), moving_proxies_.data(),
-            sorted_moving_proxies_.data(), listing_room, 0, end_bit, stream),
-        "sizing the sort of the moving listings");
-    temp_.resize_discarding(std::max(temp_.size(), bytes));
-    RSW_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-                       temp_.data(), bytes, moving_keys_.data(), sorted_moving_keys_.data(),
-                       moving_proxies_.data(), sorted_moving_proxies_.data(), listing_room, 0,
-                       end_bit, stream),
-                   "sorting the moving listings");
+    listing_sorter_.sort_pairs(moving_keys_.span(), moving_slots_.span(),
+                               {.algorithm = sort_for_backend(options.sort, Backend::Cuda),
+                                .end_bit = sort_keys_.end_bit,
+                                .stream = stream,
+                                .device_count = &pending_.data()->moving_listings});
+    gather_moving_listings<<<blocks_for(listing_room), kThreads, 0, stream>>>(
+        view_, sort_keys_, moving_keys_.data(), moving_slots_.data(), pending_.data(), listing_room,
+        boxes_.data(), moving_records_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching gather_moving_listings");
     const std::size_t chunks = (listing_room + 31) / 32;
     const auto blocks = static_cast<unsigned int>(
         std::min<std::size_t>((chunks + kWarps - 1) / kWarps, std::size_t{8192}));
-    static_pairs<<<blocks, kThreads, 0, stream>>>(query_view(), sorted_moving_keys_.data(),
-                                                  sorted_moving_proxies_.data(), pending_.data(),
-                                                  listing_room, moving_.data(), boxes_.data(),
-                                                  static_pairs_.data(), pair_room, pending_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching static_pairs");
+    const auto launch = [&](auto kernel) {
+      kernel<<<blocks, kThreads, 0, stream>>>(query_view(), sort_keys_, moving_records_.data(),
+                                              pending_.data(), listing_room, cell_pairs_.data(),
+                                              pair_room, pending_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching cell_pairs");
+    };
+    if (filters) {
+      walk_moving ? launch(cell_pairs<true, true>) : launch(cell_pairs<true, false>);
+    } else {
+      walk_moving ? launch(cell_pairs<false, true>) : launch(cell_pairs<false, false>);
+    }
   }
 
-  // The moving proxies gathered, their (moving, static) pairs found, and their frame swept;
-  // one wait (the sweep's) brings back the frame and what Pending holds.
-  Pending sweep_moving(const WorldOptions& options, WorldStats& stats, StreamHandle stream) {
+  // The step's pairs: the moving proxies looked up in the static cells and, while that grid
+  // serves them (see walks_moving), swept among themselves there too; else a BroadPhase frame
+  // of the moving proxies. One wait (the sweep's, or Pending's read) brings back what Pending
+  // holds.
+  Pending find_pairs(const WorldOptions& options, WorldStats& stats, StreamHandle stream) {
     const auto count = static_cast<std::uint32_t>(table_.moving().size());
-    for (auto& array : moving_arrays_)
-      array.resize_discarding(count);
-    moving_categories_.resize_discarding(count);
-    moving_masks_.resize_discarding(count);
+    const bool filters = table_.filtered() > 0;
+    walked_moving_ = walks_moving(count);
     {
       auto timer = timed("query");
-      if (count > 0) {
-        gather_moving<<<blocks_for(count), kThreads, 0, stream>>>(
-            moving_.data(), count, boxes_.data(), categories_.data(), masks_.data(),
-            {{moving_arrays_[0].data(), moving_arrays_[1].data(), moving_arrays_[2].data()},
-             {moving_arrays_[3].data(), moving_arrays_[4].data(), moving_arrays_[5].data()},
-             moving_categories_.data(),
-             moving_masks_.data()},
-            pending_.data());
-        RSW_CUDA_CHECK_LAUNCH("launching gather_moving");
-      }
       // Room for the last step's listings and an eighth more (at first four a moving proxy),
       // and for as many pairs as the buffer held (at first eight a moving proxy).
       // Without statics, none.
@@ -978,9 +1129,40 @@ class CudaWorld final : public WorldBackend {
         count_moving_listings(count, stream);
         listing_room = moving_listings_ > 0 ? moving_listings_ + moving_listings_ / 8 + 256
                                             : std::size_t{4} * count;
-        pair_room = std::max(static_pairs_.capacity(), std::size_t{8} * count);
+        pair_room = std::max(cell_pairs_.capacity(), std::size_t{8} * count);
       }
-      find_static_pairs(count, listing_room, pair_room, stream);
+      find_cell_pairs(count, walked_moving_, filters, listing_room, pair_room, options, stream);
+      host_pending_.copy_small_from_device(pending_.data(), 1, stream);
+    }
+    stats.moving = {};
+    stats.moving.backend = Backend::Cuda;
+    stats.moving.boxes = count;
+    if (walked_moving_) {
+      synchronize(stream);
+      const Pending pending = host_pending_[0];
+      reset_pending(stream);
+      stats.moving.excluded_boxes = pending.excluded;
+      stats.moving.candidates = pending.moving_candidates;
+      stats.moving.cells = view_.cells;
+      stats.moving.cell_entries = pending.moving_listings;
+      stats.moving.pairs = pending.moving_pairs;
+      stats.moving_ms = 0;  // the walk is part of the look-up
+      return pending;
+    }
+    for (auto& array : moving_arrays_)
+      array.resize_discarding(count);
+    moving_categories_.resize_discarding(count);
+    moving_masks_.resize_discarding(count);
+    if (count > 0) {
+      auto timer = timed("query");
+      gather_moving<<<blocks_for(count), kThreads, 0, stream>>>(
+          moving_.data(), count, boxes_.data(), categories_.data(), masks_.data(),
+          {{moving_arrays_[0].data(), moving_arrays_[1].data(), moving_arrays_[2].data()},
+           {moving_arrays_[3].data(), moving_arrays_[4].data(), moving_arrays_[5].data()},
+           moving_categories_.data(),
+           moving_masks_.data()},
+          pending_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching gather_moving");
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
     }
     BoxSource source;
@@ -988,7 +1170,7 @@ class CudaWorld final : public WorldBackend {
     source.count = count;
     source.device = {moving_arrays_[0].span(), moving_arrays_[1].span(), moving_arrays_[2].span(),
                      moving_arrays_[3].span(), moving_arrays_[4].span(), moving_arrays_[5].span()};
-    source.device_filter = {moving_categories_.span(), moving_masks_.span()};
+    if (filters) source.device_filter = {moving_categories_.span(), moving_masks_.span()};
     source.stream = stream;
     try {
       sweep_->run(source,
@@ -1012,6 +1194,16 @@ class CudaWorld final : public WorldBackend {
     const Pending pending = host_pending_[0];
     reset_pending(stream);
     return pending;
+  }
+
+  // Whether this step sweeps the moving proxies in the static cells rather than in a
+  // BroadPhase frame of their own: when statics are listed, their grid has at most
+  // kMovingPerCell moving proxies a cell, and it has not been seen to serve them badly (more
+  // than kMovingCandidates candidates a moving listing) since it was planned. A grid planned
+  // for statics much larger or fewer than the moving proxies fails one or the other.
+  bool walks_moving(std::uint32_t moving) const {
+    return view_.cells > 0 && moving > 0 && moving <= std::uint64_t{kMovingPerCell} * view_.cells &&
+           grid_serves_moving_;
   }
 
   // "World::step: proxy 7 has ..." from its box on the device.
@@ -1062,17 +1254,21 @@ class CudaWorld final : public WorldBackend {
   DeviceBuffer<std::uint32_t> long_start_;
   // The moving proxies and their pairs.
   std::array<DeviceBuffer<float>, 6> moving_arrays_;
-  // Their listings in the static cells (the last step's number, for the next step's room).
-  DeviceBuffer<std::uint32_t> moving_listing_counts_;
-  DeviceBuffer<unsigned long long> moving_listing_offsets_;
-  DeviceBuffer<std::uint64_t> moving_keys_;
-  DeviceBuffer<std::uint32_t> moving_proxies_;
-  DeviceBuffer<std::uint64_t> sorted_moving_keys_;
-  DeviceBuffer<std::uint32_t> sorted_moving_proxies_;
-  std::size_t moving_listings_ = 0;
   DeviceBuffer<std::uint32_t> moving_categories_;
   DeviceBuffer<std::uint32_t> moving_masks_;
-  DeviceBuffer<Pair> static_pairs_;
+  // Their listings in the static cells (the last step's number, for the next step's room),
+  // and the pairs found there.
+  MovingKeys sort_keys_;
+  bool grid_serves_moving_ = true;  ///< see walks_moving
+  bool walked_moving_ = false;      ///< this step swept the moving proxies in the static cells
+  DeviceBuffer<std::uint32_t> moving_listing_counts_;
+  DeviceBuffer<unsigned long long> moving_listing_offsets_;
+  DeviceBuffer<std::uint32_t> moving_keys_;
+  DeviceBuffer<std::uint32_t> moving_slots_;
+  DeviceBuffer<StaticListing> moving_records_;
+  sort::Sorter listing_sorter_;
+  std::size_t moving_listings_ = 0;
+  DeviceBuffer<Pair> cell_pairs_;
   DeviceBuffer<std::uint8_t> temp_;
   // The last step's pairs (in the order found; sorted when asked for) and state, and the
   // pairs of the step being made.
