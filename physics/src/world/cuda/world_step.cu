@@ -35,6 +35,7 @@
 #include <cuda/std/tuple>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "../../broad_phase/sweep_backend.hpp"
 #include "../static_cells.hpp"
@@ -640,14 +641,16 @@ class CudaWorld final : public WorldBackend {
       auto timer = timed("upload");
       bring_to_device(changes, stream);
     }
-    if (device_moves_) {  // what the device-array moves left
-      host_pending_.copy_small_from_device(pending_.data(), 1, stream);
-      synchronize(stream);
-      device_moves_ = false;
-      const Pending pending = host_pending_[0];
-      reset_pending(stream);
-      // The live ids' boxes were written: a moved static is listed again at this step or, if
-      // it throws, at the next.
+    if (changes.statics || !statics_built_) {
+      auto timer = timed("statics");
+      list_statics(options, stream);
+      stats.statics_listed = true;
+    }
+    Pending pending = find_pairs(options, stats, stream);
+    if (std::exchange(device_moves_, false)) {  // what the device-array moves left, read with
+                                                // the step's counts
+      // The live ids' boxes were written: a moved static is listed again now or, if this step
+      // throws, at the next.
       if (pending.statics_moved != 0) statics_built_ = false;
       if (pending.first_stale != kNone) {
         throw Error(ErrorKind::InvalidArgument,
@@ -655,13 +658,13 @@ class CudaWorld final : public WorldBackend {
                         "] names no live proxy of this world (destroyed, or of another world); "
                         "its box was not written");
       }
+      if (!statics_built_) {
+        auto timer = timed("statics");
+        list_statics(options, stream);
+        stats.statics_listed = true;
+        pending = find_pairs(options, stats, stream);
+      }
     }
-    if (changes.statics || !statics_built_) {
-      auto timer = timed("statics");
-      list_statics(options, stream);
-      stats.statics_listed = true;
-    }
-    Pending pending = find_pairs(options, stats, stream);
     const auto moving = static_cast<std::uint32_t>(table_.moving().size());
     if (pending.first_invalid != kNone && options.invalid_boxes == InvalidBoxes::Reject) {
       throw invalid_proxy(table_.moving()[pending.first_invalid], stream);
@@ -1006,16 +1009,8 @@ class CudaWorld final : public WorldBackend {
         sorted_listing_keys_.data(), total, view.cells, cell_bits, small_start_.data(),
         long_start_.data());
     RSW_CUDA_CHECK_LAUNCH("launching find_cell_starts");
-    // The moving listings' keys: the cell's bits, then steps of min_s, to a whole number of
-    // the sort's 8-bit digits and at least one digit of steps.
-    const int moving_cell_bits = std::bit_width(view.cells - 1);
-    sort_keys_.end_bit = std::min(32, (moving_cell_bits + 8 + 7) / 8 * 8);
-    sort_keys_.s_bits = sort_keys_.end_bit - moving_cell_bits;
-    const double low_s = sort::float_from_key(summary.low_key[view.axis]);
-    const double high_s = sort::float_from_key(summary.high_key[view.axis]);
-    sort_keys_.origin = static_cast<float>(low_s);
-    sort_keys_.inverse =
-        static_cast<float>(std::ldexp(1.0, sort_keys_.s_bits) / std::max(high_s - low_s, 1e-30));
+    static_range_s_ = {sort::float_from_key(summary.low_key[view.axis]),
+                       sort::float_from_key(summary.high_key[view.axis])};
     grid_serves_moving_ = true;
     view.small_start = small_start_.data();
     view.long_start = long_start_.data();
@@ -1069,6 +1064,23 @@ class CudaWorld final : public WorldBackend {
     scan_queued(moving_listing_counts_, moving_listing_offsets_, moving, stream);
   }
 
+  // How this step keys the moving listings: the cell's bits, then steps of min_s across the
+  // statics' range, at least one for every four moving proxies a cell (so that a moving walk
+  // meets few listings of the same step), to a whole number of the sort's 8-bit digits.
+  MovingKeys moving_keys_for(std::uint32_t moving) const {
+    MovingKeys keys;
+    const int cell_bits = std::bit_width(view_.cells - 1);
+    const std::uint32_t per_cell = moving / std::max(view_.cells, 1u);
+    const int step_bits = std::max(2, static_cast<int>(std::bit_width(per_cell / 4)));
+    keys.end_bit = std::min(32, (cell_bits + step_bits + 7) / 8 * 8);
+    keys.s_bits = keys.end_bit - cell_bits;
+    const auto [low_s, high_s] = static_range_s_;
+    keys.origin = low_s;
+    keys.inverse = static_cast<float>(std::ldexp(1.0, keys.s_bits) /
+                                      std::max(double{high_s} - double{low_s}, 1e-30));
+    return keys;
+  }
+
   // The moving proxies' listings (room for `listing_room`) written, sorted and gathered, and
   // the pairs of the static cells into cell_pairs_, which holds `pair_room`: (moving, static),
   // and (moving, moving) too when `walk_moving`; pending counts them.
@@ -1080,6 +1092,7 @@ class CudaWorld final : public WorldBackend {
     moving_slots_.resize_discarding(listing_room);
     moving_records_.resize_discarding(listing_room);
     if (view_.cells == 0 || moving == 0 || listing_room == 0) return;
+    sort_keys_ = moving_keys_for(moving);
     write_moving_listings<<<blocks_for(moving), kThreads, 0, stream>>>(
         view_, sort_keys_, moving_.data(), moving, boxes_.data(), categories_.data(),
         moving_listing_offsets_.data(), listing_room, moving_keys_.data(), moving_slots_.data(),
@@ -1258,9 +1271,10 @@ class CudaWorld final : public WorldBackend {
   DeviceBuffer<std::uint32_t> moving_masks_;
   // Their listings in the static cells (the last step's number, for the next step's room),
   // and the pairs found there.
-  MovingKeys sort_keys_;
-  bool grid_serves_moving_ = true;  ///< see walks_moving
-  bool walked_moving_ = false;      ///< this step swept the moving proxies in the static cells
+  std::pair<float, float> static_range_s_;  ///< the statics' lowest min_s and highest max_s
+  MovingKeys sort_keys_;                    ///< this step's
+  bool grid_serves_moving_ = true;          ///< see walks_moving
+  bool walked_moving_ = false;  ///< this step swept the moving proxies in the static cells
   DeviceBuffer<std::uint32_t> moving_listing_counts_;
   DeviceBuffer<unsigned long long> moving_listing_offsets_;
   DeviceBuffer<std::uint32_t> moving_keys_;
