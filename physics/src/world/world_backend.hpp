@@ -8,8 +8,10 @@
 //   upload     boxes created or moved on the host, and the table's changes, to the device
 //   statics    the static proxies validated, planned, listed in cells and sorted (only when
 //              statics were created, moved or destroyed)
-//   moving     the moving proxies gathered and swept among themselves (a BroadPhase frame)
-//   query      each moving proxy looked up in the static cells
+//   moving     the moving proxies gathered and swept among themselves (a BroadPhase frame; on
+//              the GPU only when they are not swept in the static cells, see world_step.cu)
+//   query      each moving proxy looked up in the static cells (on the GPU, and swept there
+//              among the others while that grid serves them)
 //   pair_sort  both kinds of pair in one list, sorted by (a, b)
 //   events     found and lost: the differences with the last step's pairs
 #pragma once

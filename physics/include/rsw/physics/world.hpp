@@ -130,8 +130,10 @@ struct WorldStats {
   BroadPhaseStats moving;        ///< the sweep of the moving proxies among themselves
   double upload_ms = 0;          ///< created and moved boxes to the device (GPU)
   double statics_ms = 0;    ///< the static proxies sorted and listed in cells (when they changed)
-  double moving_ms = 0;     ///< the moving proxies gathered and swept among themselves
-  double query_ms = 0;      ///< each moving proxy looked up in the static cells
+  double moving_ms = 0;     ///< the moving proxies gathered and swept among themselves (a frame of
+                            ///< their own; 0 when the GPU swept them in the static cells)
+  double query_ms = 0;      ///< each moving proxy looked up in the static cells (on the GPU, and
+                            ///< swept there among the others while that grid serves them)
   double pair_sort_ms = 0;  ///< the step's pairs put in (a, b) order (the CPU backends; the
                             ///< GPU sorts them when pairs() or pairs_device() first asks, a
                             ///< time not counted here)
