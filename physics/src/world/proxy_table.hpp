@@ -77,6 +77,8 @@ class ProxyTable {
   /// The live slots by motion, in no particular order.
   std::span<const std::uint32_t> moving() const noexcept { return moving_; }
   std::span<const std::uint32_t> statics() const noexcept { return statics_; }
+  /// The slots destroyed since the last step.
+  std::span<const std::uint32_t> released() const noexcept { return released_; }
 
  private:
   std::vector<std::uint32_t>& list_of(SlotState state) {

@@ -74,9 +74,11 @@ struct Pending {
   unsigned long long candidates;         ///< tested in the static cells
   unsigned long long moving_candidates;  ///< of which moving listings
   unsigned long long excluded;           ///< moving proxies with invalid boxes (counted there)
+  unsigned long long found;              ///< the walk's found pairs, when it finds events
+  unsigned long long lost;               ///< the walk's lost pairs, when it finds events
   std::uint64_t moving_listings;         ///< the moving proxies' listings in the static cells
 
-  RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0, 0, 0, 0, 0}; }
+  RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0, 0, 0, 0, 0, 0, 0}; }
 };
 
 __global__ void clear_pending(Pending* pending) {
@@ -238,10 +240,105 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
   if (!box_is_valid(low, high)) atomicMin(&pending->first_invalid, i);
 }
 
-/// Thread i: the cells moving proxy i covers in the static grid (0 when its box is invalid or
-/// pairs with nothing), and counts[count] = 0 for the scan; the first invalid box is noted.
+/// A slot's box at one step as the events read it: one sector, and NaN where the slot held
+/// no proxy (so that it pairs with nothing).
+struct alignas(32) StepBox {
+  float low[3];
+  float high[3];
+  float unused[2];
+};
+static_assert(sizeof(StepBox) == 32, "a step box is one sector");
+
+__global__ void step_boxes(const Aabb* boxes, const SlotState* states, std::size_t slots,
+                           StepBox* out) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= slots) return;
+  StepBox box;
+  corners(boxes[i], box.low, box.high);
+  if (states[i] == SlotState::Free) box.low[0] = __int_as_float(0x7FC00000);  // NaN
+  box.unused[0] = box.unused[1] = 0;
+  out[i] = box;
+}
+
+/// Thread i: moving proxy i's box as its slot's step box.
+__global__ void keep_boxes(const std::uint32_t* moving, std::uint32_t count, const Aabb* boxes,
+                           StepBox* out) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i >= count) return;
+  const std::uint32_t slot = moving[i];
+  StepBox box;
+  corners(boxes[slot], box.low, box.high);
+  box.unused[0] = box.unused[1] = 0;
+  out[slot] = box;
+}
+
+/// The slots' boxes at one step.
+struct StepBoxes {
+  const StepBox* boxes;
+  std::uint32_t slots;
+};
+
+/// Whether p (a < b), a pair at some step, is one at the step of `at`: both slots held proxies
+/// then, with valid boxes that overlap. A slot never holds two proxies at two steps in a row
+/// (a destroyed proxy's slot waits two steps), and filter bits and motions never change, so
+/// nothing else can differ.
+__device__ bool paired_at(const StepBoxes& at, Pair p) {
+  if (p.b >= at.slots) return false;
+  const StepBox x = at.boxes[p.a];
+  const StepBox y = at.boxes[p.b];
+  if (!box_is_valid(x.low, x.high) || !box_is_valid(y.low, y.high)) return false;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!(x.low[axis] <= y.high[axis] && y.low[axis] <= x.high[axis])) return false;
+  }
+  return true;
+}
+
+/// Appends p to out where `keep` holds, one atomic a warp, and writes what fits in `capacity`
+/// (the count goes on past it); every lane of the warp calls it.
+__device__ void append_where(bool keep, Pair p, Pair* out, unsigned long long* count,
+                             unsigned long long capacity = ~0ull) {
+  const unsigned int keeps = __ballot_sync(0xFFFFFFFFu, keep);
+  if (keeps == 0) return;
+  const std::uint32_t lane = threadIdx.x & 31;
+  const int leader = __ffs(static_cast<int>(keeps)) - 1;
+  unsigned long long base = 0;
+  if (static_cast<int>(lane) == leader) base = atomicAdd(count, __popc(keeps));
+  base = __shfl_sync(0xFFFFFFFFu, base, leader);
+  const unsigned long long at = base + __popc(keeps & ((1u << lane) - 1));
+  if (keep && at < capacity) out[at] = p;
+}
+
+/// The box by which a moving proxy is listed in the static cells: this step's or, when the
+/// walk finds the step's events too, the smallest box holding this step's and the last step's
+/// (either alone when the other is invalid or the slot was free), so that every pair of
+/// either step is met.
+struct ListedBoxes {
+  const Aabb* boxes;  ///< this step's, by slot
+  StepBoxes last;     ///< the last step's, by slot
+  bool unite;
+
+  __device__ Aabb of(std::uint32_t slot) const {
+    const Aabb now = boxes[slot];
+    if (!unite || slot >= last.slots) return now;
+    const StepBox then = last.boxes[slot];
+    float low[3];
+    float high[3];
+    corners(now, low, high);
+    if (!box_is_valid(then.low, then.high)) return now;
+    if (!box_is_valid(low, high)) {
+      return {{then.low[0], then.low[1], then.low[2]}, {then.high[0], then.high[1], then.high[2]}};
+    }
+    return {
+        {fminf(low[0], then.low[0]), fminf(low[1], then.low[1]), fminf(low[2], then.low[2])},
+        {fmaxf(high[0], then.high[0]), fmaxf(high[1], then.high[1]), fmaxf(high[2], then.high[2])}};
+  }
+};
+
+/// Thread i: the cells moving proxy i is listed in (0 when its listed box is invalid or it
+/// pairs with nothing), and counts[count] = 0 for the scan; the first invalid box of this step
+/// is noted.
 __global__ void count_moving_cells(StaticCellsView view, const std::uint32_t* moving,
-                                   std::uint32_t count, const Aabb* boxes,
+                                   std::uint32_t count, ListedBoxes listed,
                                    const std::uint32_t* categories, std::uint32_t* counts,
                                    Pending* pending) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
@@ -250,11 +347,10 @@ __global__ void count_moving_cells(StaticCellsView view, const std::uint32_t* mo
     return;
   }
   const std::uint32_t slot = moving[i];
-  const Aabb box = boxes[slot];
-  counts[i] = static_listings(view, box, categories[slot]);
+  counts[i] = static_listings(view, listed.of(slot), categories[slot]);
   float low[3];
   float high[3];
-  corners(box, low, high);
+  corners(listed.boxes[slot], low, high);
   if (!box_is_valid(low, high)) {
     atomicMin(&pending->first_invalid, i);
     atomicAdd(&pending->excluded, 1ull);
@@ -292,17 +388,18 @@ __device__ inline unsigned long long listed_moving(const Pending* listed, unsign
 /// `room`; pending->moving_listings gets their number (the sort's count).
 __global__ void write_moving_listings(StaticCellsView view, MovingKeys sort_keys,
                                       const std::uint32_t* moving, std::uint32_t count,
-                                      const Aabb* boxes, const std::uint32_t* categories,
+                                      ListedBoxes listed, const std::uint32_t* categories,
                                       const unsigned long long* offsets, unsigned long long room,
                                       std::uint32_t* keys, std::uint32_t* slots, Pending* pending) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   if (i == 0) pending->moving_listings = offsets[count];
   if (i >= count) return;
   const std::uint32_t slot = moving[i];
-  if (static_listings(view, boxes[slot], categories[slot]) == 0) return;
+  const Aabb box = listed.of(slot);
+  if (static_listings(view, box, categories[slot]) == 0) return;
   float low[3];
   float high[3];
-  corners(boxes[slot], low, high);
+  corners(box, low, high);
   const MovingQuery m = make_query(view, low, high, 0, 0);
   const CellGrid& grid = view.grid;
   const CellRange range = grid.cells_of(m.min_u, m.max_u, m.min_v, m.max_v);
@@ -324,15 +421,15 @@ constexpr std::uint32_t kStartsOnV = 1u << 31;
 /// Thread k: sorted moving listing k as the walks read it, with its place.
 __global__ void gather_moving_listings(StaticCellsView view, MovingKeys sort_keys,
                                        const std::uint32_t* keys, const std::uint32_t* slots,
-                                       const Pending* listed, unsigned long long room,
-                                       const Aabb* boxes, StaticListing* out) {
+                                       const Pending* pending, unsigned long long room,
+                                       ListedBoxes listed, StaticListing* out) {
   const std::uint32_t k = blockIdx.x * kThreads + threadIdx.x;
-  if (k >= listed_moving(listed, room)) return;
+  if (k >= listed_moving(pending, room)) return;
   const std::uint32_t cell = keys[k] >> sort_keys.s_bits;
   const std::uint32_t slot = slots[k];
   float low[3];
   float high[3];
-  corners(boxes[slot], low, high);
+  corners(listed.of(slot), low, high);
   StaticListing listing = make_listing(view, low, high, slot);
   const CellGrid& grid = view.grid;
   const bool starts_on_u = cell / grid.cells_v == grid.cell_u(listing.min_u);
@@ -365,9 +462,61 @@ constexpr std::uint64_t kMovingPerCell = 512;
 /// meet about 11 in a BroadPhase frame).
 constexpr std::uint64_t kMovingCandidates = 48;
 
+/// Blocks of cell_pairs resident on a multiprocessor (a register bound that the walk without
+/// events meets anyway; with events it would take a few more and fit only two blocks).
+constexpr int kCellPairsBlocks = 3;
+
 /// What a lane of cell_pairs walks: the cell's small statics, its long ones, then the moving
 /// listings after its own.
 enum Walk : int { kSmallStatics, kLongStatics, kMovingListings };
+
+/// What cell_pairs needs to find the step's events as it walks: the boxes of both steps by
+/// slot, and where found and lost go.
+struct EventsOut {
+  const Aabb* boxes;  ///< this step's, by slot
+  StepBoxes last;     ///< the last step's, by slot
+  Pair* found;
+  unsigned long long found_capacity;
+  Pair* lost;
+  unsigned long long lost_capacity;
+};
+
+/// A pair's steps, as the events' walk classifies it: a pair at this step, at the last, both;
+/// kAsk for a pair of two moving proxies, whose boxes are read when the warp's buffer is
+/// flushed.
+constexpr std::uint8_t kNow = 1;
+constexpr std::uint8_t kThen = 2;
+constexpr std::uint8_t kAsk = 4;
+
+/// A slot's box in the grid's terms, min_s NaN when it is no valid box (so that it overlaps
+/// nothing).
+__device__ inline StaticListing grid_box(const StaticCellsView& view, const float (&low)[3],
+                                         const float (&high)[3], std::uint32_t slot) {
+  StaticListing box = make_listing(view, low, high, slot);
+  if (!box_is_valid(low, high)) box.min_s = __int_as_float(0x7FC00000);
+  return box;
+}
+
+/// Whether two boxes in the grid's terms overlap on every axis (closed intervals).
+__device__ inline bool overlap(const StaticListing& a, const StaticListing& b) {
+  return a.min_s <= b.max_s && b.min_s <= a.max_s && a.min_u <= b.max_u && b.min_u <= a.max_u &&
+         a.min_v <= b.max_v && b.min_v <= a.max_v;
+}
+
+/// The steps at which p, two live proxies whose listed boxes meet, is a pair: both boxes read
+/// by slot.
+__device__ inline std::uint8_t steps_paired(const EventsOut& events, Pair p) {
+  float low_a[3];
+  float high_a[3];
+  float low_b[3];
+  float high_b[3];
+  corners(events.boxes[p.a], low_a, high_a);
+  corners(events.boxes[p.b], low_b, high_b);
+  bool now = box_is_valid(low_a, high_a) && box_is_valid(low_b, high_b);
+  for (int axis = 0; axis < 3; ++axis)
+    now = now && low_a[axis] <= high_b[axis] && low_b[axis] <= high_a[axis];
+  return (now ? kNow : 0) | (paired_at(events.last, p) ? kThen : 0);
+}
 
 /// The pairs found in the static cells. The moving proxies are listed in the static cells and
 /// sorted by (cell, step of min_s), and a warp takes 32 consecutive listings, a lane each:
@@ -379,26 +528,79 @@ enum Walk : int { kSmallStatics, kLongStatics, kMovingListings };
 /// one run, so their loads mostly meet in L1. Without kFilters every proxy has the default
 /// filter bits and none is read. Pairs go to `out` up to `capacity`; pending->pairs counts
 /// them all (more than the capacity: the host grows the buffer and runs it again).
-template <bool kFilters, bool kMovingWalk>
-__global__ void __launch_bounds__(kThreads)
+///
+/// With kEvents the moving proxies are listed by the union of this step's and the last step's
+/// boxes (ListedBoxes), so that the walk meets every pair of either step; each pair met is
+/// tested at both steps (a static against the lane's two boxes, kept in shared memory; two
+/// moving proxies by steps_paired when the buffer is flushed) and goes to `out` when it is one
+/// now, to found when it is one only now, to lost when only at the last step. That needs the
+/// statics as they were at the last step and every proxy of the last step alive (the host sees
+/// to both).
+template <bool kFilters, bool kMovingWalk, bool kEvents>
+__global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
     cell_pairs(StaticCellsView view, MovingKeys sort_keys, const StaticListing* moving_listings,
                const Pending* listed, unsigned long long room, Pair* out,
-               unsigned long long capacity, Pending* pending) {
+               unsigned long long capacity, EventsOut events, Pending* pending) {
   __shared__ Pair buffered[kWarps][kWarpPairs];
+  __shared__ std::uint8_t buffered_steps[kWarps][kEvents ? kWarpPairs : 1];
+  // With kEvents, this thread's moving proxy's boxes at this step and the last.
+  __shared__ StaticListing lane_boxes[kEvents ? 2 : 1][kEvents ? kThreads : 1];
   const std::uint32_t lane = threadIdx.x & 31;
   const std::uint32_t lanes_below = (1u << lane) - 1;
   Pair* buffer = buffered[threadIdx.x >> 5];
+  std::uint8_t* buffer_steps = buffered_steps[threadIdx.x >> 5];
   std::uint32_t held = 0;  // the same in every lane
   std::uint32_t candidates = 0;
   std::uint32_t moving_candidates = 0;
   std::uint32_t moving_pairs = 0;
   const auto flush = [&] {
     __syncwarp();
-    unsigned long long base = 0;
-    if (lane == 0) base = atomicAdd(&pending->pairs, static_cast<unsigned long long>(held));
-    base = __shfl_sync(kFullWarp, base, 0);
-    for (std::uint32_t k = lane; k < held; k += 32) {
-      if (base + k < capacity) out[base + k] = buffer[k];
+    if constexpr (kEvents) {
+      // The steps of the moving pairs resolved and each kind counted, then one atomic a kind,
+      // then the writes.
+      std::uint32_t kinds[3] = {0, 0, 0};  // pairs, found, lost: the same in every lane
+      for (std::uint32_t first = 0; first < held; first += 32) {
+        const std::uint32_t k = first + lane;
+        std::uint8_t steps = k < held ? buffer_steps[k] : 0;
+        if (steps == kAsk) {
+          steps = steps_paired(events, buffer[k]);
+          buffer_steps[k] = steps;
+          moving_pairs += (steps & kNow) != 0 ? 1u : 0u;
+        }
+        kinds[0] += __popc(__ballot_sync(kFullWarp, (steps & kNow) != 0));
+        kinds[1] += __popc(__ballot_sync(kFullWarp, steps == kNow));
+        kinds[2] += __popc(__ballot_sync(kFullWarp, steps == kThen));
+      }
+      // Lane 0 takes the pairs' room, lane 1 the found's, lane 2 the lost's.
+      const std::uint32_t mine = lane == 0 ? kinds[0] : (lane == 1 ? kinds[1] : kinds[2]);
+      unsigned long long* my_count =
+          lane == 0 ? &pending->pairs : (lane == 1 ? &pending->found : &pending->lost);
+      unsigned long long my_base = 0;
+      if (lane < 3 && mine > 0)
+        my_base = atomicAdd(my_count, static_cast<unsigned long long>(mine));
+      Pair* outs[3] = {out, events.found, events.lost};
+      const unsigned long long capacities[3] = {capacity, events.found_capacity,
+                                                events.lost_capacity};
+#pragma unroll
+      for (int kind = 0; kind < 3; ++kind) {
+        unsigned long long next = __shfl_sync(kFullWarp, my_base, kind);
+        for (std::uint32_t first = 0; first < held; first += 32) {
+          const std::uint32_t k = first + lane;
+          const std::uint8_t steps = k < held ? buffer_steps[k] : 0;
+          const bool in = kind == 0 ? (steps & kNow) != 0 : steps == (kind == 1 ? kNow : kThen);
+          const unsigned int ins = __ballot_sync(kFullWarp, in);
+          const unsigned long long at = next + __popc(ins & lanes_below);
+          if (in && at < capacities[kind]) outs[kind][at] = buffer[k];
+          next += __popc(ins);
+        }
+      }
+    } else {
+      unsigned long long base = 0;
+      if (lane == 0) base = atomicAdd(&pending->pairs, static_cast<unsigned long long>(held));
+      base = __shfl_sync(kFullWarp, base, 0);
+      for (std::uint32_t k = lane; k < held; k += 32) {
+        if (base + k < capacity) out[base + k] = buffer[k];
+      }
     }
     held = 0;
     __syncwarp();
@@ -433,6 +635,19 @@ __global__ void __launch_bounds__(kThreads)
         m.mask = view.masks[e.slot];
       }
       last_step = sort_keys.step_of(e.max_s);
+      if constexpr (kEvents) {
+        float low[3];
+        float high[3];
+        corners(events.boxes[e.slot], low, high);
+        lane_boxes[0][threadIdx.x] = grid_box(view, low, high, e.slot);
+        StaticListing then{};
+        then.min_s = __int_as_float(0x7FC00000);
+        if (e.slot < events.last.slots) {
+          const StepBox last = events.last.boxes[e.slot];
+          then = grid_box(view, last.low, last.high, e.slot);
+        }
+        lane_boxes[1][threadIdx.x] = then;
+      }
       const float reach = m.min_s - view.small_extent;  // small statics start no earlier
       std::uint32_t first = view.small_start[cell];
       std::uint32_t high_index = view.small_start[cell + 1];
@@ -448,7 +663,8 @@ __global__ void __launch_bounds__(kThreads)
       j = first;
     }
     while (__any_sync(kFullWarp, active)) {
-      const StaticListing* from = walk == kMovingListings ? moving_listings : statics;
+      const bool moving_walk = walk == kMovingListings;
+      const StaticListing* from = moving_walk ? moving_listings : statics;
       StaticListing t[kQueryUnroll];
       bool loaded[kQueryUnroll];
 #pragma unroll
@@ -458,17 +674,29 @@ __global__ void __launch_bounds__(kThreads)
       }
       bool run = true;  // every listing so far is in the walk's run
       bool hit[kQueryUnroll];
+      std::uint8_t steps[kQueryUnroll];
 #pragma unroll
       for (int u = 0; u < kQueryUnroll; ++u) {
-        if (walk == kMovingListings) {
+        if (moving_walk) {
           run = run && loaded[u] && (t[u].place & kCellBits) == cell &&
                 sort_keys.step_of(t[u].min_s) <= last_step;
           moving_candidates += run ? 1u : 0u;
           hit[u] = run && moving_meet(e, t[u]) && admitted(m, t[u].slot);
-          moving_pairs += hit[u] ? 1u : 0u;
         } else {
           run = run && loaded[u] && t[u].min_s <= m.max_s;
           hit[u] = run && meets_in_cell(view, cell, m, t[u]) && admitted(m, t[u].slot);
+        }
+        steps[u] = kNow;
+        if constexpr (kEvents) {  // a static's box is the same at both steps
+          if (moving_walk) {
+            steps[u] = kAsk;
+          } else if (hit[u]) {
+            steps[u] = (overlap(lane_boxes[0][threadIdx.x], t[u]) ? kNow : 0) |
+                       (overlap(lane_boxes[1][threadIdx.x], t[u]) ? kThen : 0);
+            hit[u] = steps[u] != 0;
+          }
+        } else {
+          moving_pairs += moving_walk && hit[u] ? 1u : 0u;
         }
         candidates += run ? 1u : 0u;
       }
@@ -490,7 +718,11 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
       for (int u = 0; u < kQueryUnroll; ++u) {
         const unsigned int hits = __ballot_sync(kFullWarp, hit[u]);
-        if (hit[u]) buffer[held + __popc(hits & lanes_below)] = ordered_pair(e.slot, t[u].slot);
+        const std::uint32_t at = held + __popc(hits & lanes_below);
+        if (hit[u]) {
+          buffer[at] = ordered_pair(e.slot, t[u].slot);
+          if constexpr (kEvents) buffer_steps[at] = steps[u];
+        }
         held += __popc(hits);
       }
       if (held > kWarpPairs - kQueryUnroll * 32) flush();
@@ -501,8 +733,9 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t warp_moving_candidates = __reduce_add_sync(kFullWarp, moving_candidates);
   const std::uint32_t warp_moving_pairs = __reduce_add_sync(kFullWarp, moving_pairs);
   if (lane == 0) {
-    if (warp_candidates > 0)
+    if (warp_candidates > 0) {
       atomicAdd(&pending->candidates, static_cast<unsigned long long>(warp_candidates));
+    }
     if (warp_moving_candidates > 0) {
       atomicAdd(&pending->moving_candidates,
                 static_cast<unsigned long long>(warp_moving_candidates));
@@ -513,8 +746,8 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-/// The slots of a step's pairs, the lower first: from the static look-up (already in slots)
-/// and from the moving sweep (places in the moving list).
+/// The slots of a step's pairs, the lower first: from the static cells (already in slots)
+/// and from the moving proxies' own sweep (places in the moving list).
 struct SlotPairs {
   const Pair* pairs;
   __device__ Pair operator()(std::size_t i) const { return pairs[i]; }
@@ -527,59 +760,6 @@ struct MovingPairs {
     return ordered_pair(moving[p.a], moving[p.b]);
   }
 };
-
-/// A slot's box at one step as the events read it: one sector, and NaN where the slot held
-/// no proxy (so that it pairs with nothing).
-struct alignas(32) StepBox {
-  float low[3];
-  float high[3];
-  float unused[2];
-};
-static_assert(sizeof(StepBox) == 32, "a step box is one sector");
-
-__global__ void step_boxes(const Aabb* boxes, const SlotState* states, std::size_t slots,
-                           StepBox* out) {
-  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i >= slots) return;
-  StepBox box;
-  corners(boxes[i], box.low, box.high);
-  if (states[i] == SlotState::Free) box.low[0] = __int_as_float(0x7FC00000);  // NaN
-  box.unused[0] = box.unused[1] = 0;
-  out[i] = box;
-}
-
-/// The slots' boxes at one step.
-struct StepBoxes {
-  const StepBox* boxes;
-  std::uint32_t slots;
-};
-
-/// Whether p (a < b), a pair at some step, is one at the step of `at`: both slots held proxies
-/// then, with valid boxes that overlap. A slot never holds two proxies at two steps in a row
-/// (a destroyed proxy's slot waits two steps), and filter bits and motions never change, so
-/// nothing else can differ.
-__device__ bool paired_at(const StepBoxes& at, Pair p) {
-  if (p.b >= at.slots) return false;
-  const StepBox x = at.boxes[p.a];
-  const StepBox y = at.boxes[p.b];
-  if (!box_is_valid(x.low, x.high) || !box_is_valid(y.low, y.high)) return false;
-  for (int axis = 0; axis < 3; ++axis) {
-    if (!(x.low[axis] <= y.high[axis] && y.low[axis] <= x.high[axis])) return false;
-  }
-  return true;
-}
-
-/// Appends p to out where `keep` holds, one atomic a warp; every lane of the warp calls it.
-__device__ void append_where(bool keep, Pair p, Pair* out, unsigned long long* count) {
-  const unsigned int keeps = __ballot_sync(kFullWarp, keep);
-  if (keeps == 0) return;
-  const std::uint32_t lane = threadIdx.x & 31;
-  const int leader = __ffs(static_cast<int>(keeps)) - 1;
-  unsigned long long base = 0;
-  if (static_cast<int>(lane) == leader) base = atomicAdd(count, __popc(keeps));
-  base = __shfl_sync(kFullWarp, base, leader);
-  if (keep) out[base + __popc(keeps & ((1u << lane) - 1))] = p;
-}
 
 /// This step's pairs into `kept` (in slots), and those that were no pair at the last step
 /// appended to `found`.
@@ -689,6 +869,8 @@ class CudaWorld final : public WorldBackend {
         pending.candidates = again.candidates;
         pending.moving_candidates = again.moving_candidates;
         pending.moving_listings = again.moving_listings;
+        pending.found = again.found;
+        pending.lost = again.lost;
         reset_pending(stream);
       }
       if (walked_moving_) {
@@ -707,13 +889,25 @@ class CudaWorld final : public WorldBackend {
     const std::size_t count = cell_pairs + swept_pairs;
     {
       auto timer = timed("events");
-      find_events(cell_pairs, swept_pairs, options, stream);
+      if (walked_events_) {
+        found_ = {found_buffer_.data(), static_cast<std::size_t>(pending.found)};
+        lost_ = {lost_buffer_.data(), static_cast<std::size_t>(pending.lost)};
+        if (options.sorted_events) sort_events(stream);
+      } else {
+        find_events(cell_pairs, swept_pairs, options, stream);
+      }
     }
     // The step stands: its pairs and state become the last step's.
-    std::swap(pairs_, next_);
+    if (walked_events_) {
+      std::swap(pairs_, cell_pairs_);
+      keep_moving_boxes(stream);
+    } else {
+      std::swap(pairs_, next_);
+      keep_state();
+    }
     pair_count_ = count;
     pairs_sorted_ = false;
-    keep_state();
+    statics_since_step_ = false;
     ready_ = {};
     profiler_.end_frame();
     profiler_.flush();
@@ -865,14 +1059,32 @@ class CudaWorld final : public WorldBackend {
     synchronize(stream);
     found_ = {found_buffer_.data(), static_cast<std::size_t>(host_event_counts_[0])};
     lost_ = {lost_buffer_.data(), static_cast<std::size_t>(host_event_counts_[1])};
-    if (options.sorted_events) {
-      sorted_found_.resize_discarding(found_.size);
-      sorted_lost_.resize_discarding(lost_.size);
-      sort_pairs(found_.data, sorted_found_.data(), found_.size, stream);
-      sort_pairs(lost_.data, sorted_lost_.data(), lost_.size, stream);
-      found_.data = sorted_found_.data();
-      lost_.data = sorted_lost_.data();
+    if (options.sorted_events) sort_events(stream);
+  }
+
+  // Found and lost sorted by (a, b) (WorldOptions::sorted_events).
+  void sort_events(StreamHandle stream) {
+    sorted_found_.resize_discarding(found_.size);
+    sorted_lost_.resize_discarding(lost_.size);
+    sort_pairs(found_.data, sorted_found_.data(), found_.size, stream);
+    sort_pairs(lost_.data, sorted_lost_.data(), lost_.size, stream);
+    found_.data = sorted_found_.data();
+    lost_.data = sorted_lost_.data();
+  }
+
+  // The moving proxies' boxes of this step kept as the last step's, in place: after a walk
+  // that found the events, only theirs changed (the statics are as they were, no slot was
+  // freed, and a slot created since is a moving proxy's).
+  void keep_moving_boxes(StreamHandle stream) {
+    const auto slots = static_cast<std::uint32_t>(table_.slots());
+    const auto moving = static_cast<std::uint32_t>(table_.moving().size());
+    last_step_boxes_.resize(slots, stream);
+    if (moving > 0) {
+      keep_boxes<<<blocks_for(moving), kThreads, 0, stream>>>(moving_.data(), moving, boxes_.data(),
+                                                              last_step_boxes_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching keep_boxes");
     }
+    last_slots_ = slots;
   }
 
   // This step's boxes kept as the last step's, for the next step's events.
@@ -931,6 +1143,7 @@ class CudaWorld final : public WorldBackend {
   // (small or long, cell, min_s), gathered, and each cell's runs found.
   void list_statics(const WorldOptions& options, StreamHandle stream) {
     statics_built_ = false;
+    statics_since_step_ = true;
     const auto count = static_cast<std::uint32_t>(table_.statics().size());
     view_ = {};
     static_excluded_ = 0;
@@ -1058,7 +1271,7 @@ class CudaWorld final : public WorldBackend {
     moving_listing_counts_.resize_discarding(std::size_t{moving} + 1);
     moving_listing_offsets_.resize_discarding(std::size_t{moving} + 1);
     count_moving_cells<<<blocks_for(std::size_t{moving} + 1), kThreads, 0, stream>>>(
-        view_, moving_.data(), moving, boxes_.data(), categories_.data(),
+        view_, moving_.data(), moving, listed_boxes(), categories_.data(),
         moving_listing_counts_.data(), pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching count_moving_cells");
     scan_queued(moving_listing_counts_, moving_listing_offsets_, moving, stream);
@@ -1081,9 +1294,15 @@ class CudaWorld final : public WorldBackend {
     return keys;
   }
 
+  // The boxes the moving proxies are listed by at this step (see ListedBoxes).
+  ListedBoxes listed_boxes() const {
+    return {boxes_.data(), {last_step_boxes_.data(), last_slots_}, walked_events_};
+  }
+
   // The moving proxies' listings (room for `listing_room`) written, sorted and gathered, and
   // the pairs of the static cells into cell_pairs_, which holds `pair_room`: (moving, static),
-  // and (moving, moving) too when `walk_moving`; pending counts them.
+  // and (moving, moving) too when `walk_moving`, and found and lost with walked_events_;
+  // pending counts them.
   void find_cell_pairs(std::uint32_t moving, bool walk_moving, bool filters,
                        std::size_t listing_room, std::size_t pair_room, const WorldOptions& options,
                        StreamHandle stream) {
@@ -1091,10 +1310,14 @@ class CudaWorld final : public WorldBackend {
     moving_keys_.resize_discarding(listing_room);
     moving_slots_.resize_discarding(listing_room);
     moving_records_.resize_discarding(listing_room);
+    if (walked_events_) {
+      found_buffer_.resize_discarding(pair_room);   // found are pairs of this step
+      lost_buffer_.resize_discarding(pair_count_);  // lost, of the last step
+    }
     if (view_.cells == 0 || moving == 0 || listing_room == 0) return;
     sort_keys_ = moving_keys_for(moving);
     write_moving_listings<<<blocks_for(moving), kThreads, 0, stream>>>(
-        view_, sort_keys_, moving_.data(), moving, boxes_.data(), categories_.data(),
+        view_, sort_keys_, moving_.data(), moving, listed_boxes(), categories_.data(),
         moving_listing_offsets_.data(), listing_room, moving_keys_.data(), moving_slots_.data(),
         pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching write_moving_listings");
@@ -1105,21 +1328,27 @@ class CudaWorld final : public WorldBackend {
                                 .device_count = &pending_.data()->moving_listings});
     gather_moving_listings<<<blocks_for(listing_room), kThreads, 0, stream>>>(
         view_, sort_keys_, moving_keys_.data(), moving_slots_.data(), pending_.data(), listing_room,
-        boxes_.data(), moving_records_.data());
+        listed_boxes(), moving_records_.data());
     RSW_CUDA_CHECK_LAUNCH("launching gather_moving_listings");
     const std::size_t chunks = (listing_room + 31) / 32;
     const auto blocks = static_cast<unsigned int>(
         std::min<std::size_t>((chunks + kWarps - 1) / kWarps, std::size_t{8192}));
+    const EventsOut events{boxes_.data(),        {last_step_boxes_.data(), last_slots_},
+                           found_buffer_.data(), found_buffer_.size(),
+                           lost_buffer_.data(),  lost_buffer_.size()};
     const auto launch = [&](auto kernel) {
       kernel<<<blocks, kThreads, 0, stream>>>(query_view(), sort_keys_, moving_records_.data(),
                                               pending_.data(), listing_room, cell_pairs_.data(),
-                                              pair_room, pending_.data());
+                                              pair_room, events, pending_.data());
       RSW_CUDA_CHECK_LAUNCH("launching cell_pairs");
     };
-    if (filters) {
-      walk_moving ? launch(cell_pairs<true, true>) : launch(cell_pairs<true, false>);
+    if (walked_events_) {
+      filters ? launch(cell_pairs<true, true, true>) : launch(cell_pairs<false, true, true>);
+    } else if (filters) {
+      walk_moving ? launch(cell_pairs<true, true, false>) : launch(cell_pairs<true, false, false>);
     } else {
-      walk_moving ? launch(cell_pairs<false, true>) : launch(cell_pairs<false, false>);
+      walk_moving ? launch(cell_pairs<false, true, false>)
+                  : launch(cell_pairs<false, false, false>);
     }
   }
 
@@ -1131,6 +1360,9 @@ class CudaWorld final : public WorldBackend {
     const auto count = static_cast<std::uint32_t>(table_.moving().size());
     const bool filters = table_.filtered() > 0;
     walked_moving_ = walks_moving(count);
+    // The walk finds the events too when every proxy of the last step is alive and the statics
+    // are as they were then.
+    walked_events_ = walked_moving_ && !statics_since_step_ && table_.released().empty();
     {
       auto timer = timed("query");
       // Room for the last step's listings and an eighth more (at first four a moving proxy),
@@ -1274,7 +1506,9 @@ class CudaWorld final : public WorldBackend {
   std::pair<float, float> static_range_s_;  ///< the statics' lowest min_s and highest max_s
   MovingKeys sort_keys_;                    ///< this step's
   bool grid_serves_moving_ = true;          ///< see walks_moving
-  bool walked_moving_ = false;  ///< this step swept the moving proxies in the static cells
+  bool walked_moving_ = false;      ///< this step swept the moving proxies in the static cells
+  bool walked_events_ = false;      ///< and found its events there (see cell_pairs)
+  bool statics_since_step_ = true;  ///< statics listed since the last step that stood
   DeviceBuffer<std::uint32_t> moving_listing_counts_;
   DeviceBuffer<unsigned long long> moving_listing_offsets_;
   DeviceBuffer<std::uint32_t> moving_keys_;
