@@ -307,5 +307,40 @@ TEST(WorldGpu, AnInvalidBoxFromDeviceArraysIsNamedAtTheStepOrExcluded) {
   EXPECT_EQ(world.stats().excluded_proxies, 1u);
 }
 
+// In the steady state the GPU finds the events in the static cells' walk, by each moving
+// proxy's boxes at both steps: a box that turns invalid (excluded) loses its pairs there, and
+// one that turns valid again finds them.
+TEST(WorldGpu, ABoxThatTurnsInvalidInTheSteadyStateLosesItsPairs) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  World world({.backend = rsw::Backend::Cuda, .invalid_boxes = physics::InvalidBoxes::Exclude});
+  WorldModel model;
+  const Aabb ground{{-10, -1, -10}, {10, 0, 10}};
+  const ProxyId floor = world.create(ground, {.motion = Motion::Static});
+  model.proxies[floor] = {ground, {.motion = Motion::Static}};
+  std::vector<ProxyId> crates;
+  for (int i = 0; i < 5; ++i) {  // a row of touching crates on the ground
+    const auto x = static_cast<float>(i);
+    const Aabb box{{x, 0, 0}, {x + 1, 1, 1}};
+    crates.push_back(world.create(box));
+    model.proxies[crates.back()] = {box, {}};
+  }
+  step_and_check(world, model, "listed");
+  step_and_check(world, model, "unchanged");
+  const auto move = [&](const Aabb& box, const std::string& where) {
+    world.move(DeviceBuffer<ProxyId>(std::vector{crates[2]}).span(),
+               DeviceBuffer<Aabb>(std::vector{box}).span());
+    model.proxies[crates[2]].box = box;
+    step_and_check(world, model, where);
+  };
+  move({{2, 0, 0}, {3, nan, 1}}, "invalid");
+  EXPECT_EQ(world.events().lost.size(), 3u);  // the ground and both neighbours
+  EXPECT_EQ(world.stats().excluded_proxies, 1u);
+  move({{2, 0, 0}, {3, 1, 1}}, "valid again");
+  EXPECT_EQ(world.events().found.size(), 3u);
+  move({{2, 5, 0}, {3, 6, 1}}, "lifted");
+  EXPECT_EQ(world.events().lost.size(), 3u);
+}
+
 }  // namespace
 }  // namespace rsw::test
