@@ -84,6 +84,8 @@ class HostStaticCells {
       small_start_[cell] = start(true);
       long_start_[cell] = start(false);
     }
+    for (std::uint32_t cell = 0; cell < view_.cells; ++cell)
+      mark_reaches(listings_.data(), small_start_[cell], small_start_[cell + 1]);
     view_.small_start = small_start_.data();
     view_.long_start = long_start_.data();
     view_.listings = listings_.data();

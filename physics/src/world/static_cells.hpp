@@ -5,12 +5,15 @@
 // In each cell the listings are sorted by their minimum on the sweep axis s. A moving box m
 // pairs with a static box t of the cell when they overlap on s, u and v and the cell is the
 // pair's home (the one holding the larger of the two minimum corners, as in the sweep). The
-// statics that overlap m on s start by m.max_s and end at or after m.min_s. A static of extent
-// at most `small_extent` then starts no earlier than m.min_s - small_extent, so the walk finds
-// that place (a binary search) and goes forward to m.max_s; the few longer statics (a ground
-// plane, a wall) are listed apart and each cell's are all tested, up to m.max_s.
+// statics that overlap m on s start by m.max_s and end at or after m.min_s. Each small static
+// (extent at most `small_extent`) carries its reach, the largest max_s of its cell's small
+// listings up to it: the walk finds the first whose reach gets to m.min_s (a binary search;
+// none before it can overlap m) and goes forward to m.max_s. The few longer statics (a ground
+// plane, a wall), which would stretch every reach after them, are listed apart and each
+// cell's are all tested, up to m.max_s.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 #include "../broad_phase/frame_plan.hpp"
@@ -36,8 +39,27 @@ struct alignas(16) StaticListing {
   float min_v, max_v;
   float min_s, max_s;   ///< on the sweep axis
   std::uint32_t slot;   ///< the proxy
-  std::uint32_t place;  ///< a moving listing's cell and where its box starts (GPU); 0 else
+  std::uint32_t place;  ///< a small static's reach (see reach_of); a moving listing's cell and
+                        ///< where its box starts (GPU)
 };
+
+/// A small static listing's reach: the largest max_s of its cell's small listings up to and
+/// including it. Reaches rise along a cell's run, and a box that starts on s after a listing's
+/// reach overlaps none of the listings up to it.
+RSW_HOST_DEVICE inline float reach_of(const StaticListing& listing) {
+  return std::bit_cast<float>(listing.place);
+}
+
+/// Sets the reaches of the small listings [begin, end) of one cell.
+RSW_HOST_DEVICE inline void mark_reaches(StaticListing* listings, std::uint32_t begin,
+                                         std::uint32_t end) {
+  float reach = 0;
+  for (std::uint32_t j = begin; j < end; ++j) {
+    const float max_s = listings[j].max_s;
+    reach = j == begin || max_s > reach ? max_s : reach;
+    listings[j].place = std::bit_cast<std::uint32_t>(reach);
+  }
+}
 static_assert(sizeof(StaticListing) == 32, "a listing is one sector");
 
 /// Where the static listings lie and how to read them, on the host or the device.
@@ -132,7 +154,6 @@ RSW_HOST_DEVICE std::uint32_t query_static_cells(const StaticCellsView& statics,
                                                  const MovingQuery& m, Report&& report) {
   if (statics.cells == 0) return 0;
   const CellGrid& grid = statics.grid;
-  const float reach = m.min_s - statics.small_extent;  // small statics start no earlier
   std::uint32_t candidates = 0;
   const CellRange range = grid.cells_of(m.min_u, m.max_u, m.min_v, m.max_v);
   for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
@@ -142,14 +163,14 @@ RSW_HOST_DEVICE std::uint32_t query_static_cells(const StaticCellsView& statics,
         ++candidates;
         if (pairs_in_cell(statics, cell, m, t)) report(t.slot);
       };
-      // Small statics: from the first that can reach m (starting at or after reach) to the
-      // last starting by max_s.
+      // Small statics: from the first whose reach gets to m's min_s (none before can overlap
+      // m) to the last starting by max_s.
       std::uint32_t first = statics.small_start[cell];
       std::uint32_t high_index = statics.small_start[cell + 1];
       const std::uint32_t end = high_index;
       while (first < high_index) {
         const std::uint32_t middle = first + (high_index - first) / 2;
-        if (statics.listings[middle].min_s < reach) {
+        if (reach_of(statics.listings[middle]) < m.min_s) {
           first = middle + 1;
         } else {
           high_index = middle;

@@ -32,6 +32,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cuda/functional>
+#include <cuda/std/functional>
 #include <cuda/std/tuple>
 #include <optional>
 #include <string>
@@ -210,6 +212,20 @@ __global__ void find_cell_starts(const std::uint64_t* keys, std::uint32_t count,
   };
   small_start[cell] = lower_bound(first_key_of(true, cell, cell_bits));
   long_start[cell] = lower_bound(first_key_of(false, cell, cell_bits));
+}
+
+/// A sorted static listing key's run: small or long, and the cell.
+struct RunOfKey {
+  __device__ std::uint64_t operator()(std::uint64_t key) const { return key >> 32; }
+};
+struct MaxSOf {
+  __device__ float operator()(const StaticListing& listing) const { return listing.max_s; }
+};
+
+/// Thread j: listing j's reach (mark_reaches) from the scan that found it.
+__global__ void set_reaches(StaticListing* listings, const float* reaches, std::uint32_t count) {
+  const std::uint32_t j = blockIdx.x * kThreads + threadIdx.x;
+  if (j < count) listings[j].place = __float_as_uint(reaches[j]);
 }
 
 /// The moving proxies' boxes as the sweep reads them (six arrays) and their filter bits; the
@@ -520,8 +536,8 @@ __device__ inline std::uint8_t steps_paired(const EventsOut& events, Pair p) {
 
 /// The pairs found in the static cells. The moving proxies are listed in the static cells and
 /// sorted by (cell, step of min_s), and a warp takes 32 consecutive listings, a lane each:
-/// query_static_cells's walk in that cell (a binary search for the first small static that
-/// can reach the proxy, then kQueryUnroll listings at a time up to its max_s, then the cell's
+/// query_static_cells's walk in that cell (a binary search for the first small static whose
+/// reach gets to the proxy, then kQueryUnroll listings at a time up to its max_s, then the cell's
 /// long statics), and with kMovingWalk a sweep over the moving listings after its own in the
 /// cell, up to the step of its max_s (each pair of moving listings is tested once, from the
 /// earlier, and reported in its home cell). Neighbouring lanes walk neighbouring stretches of
@@ -648,13 +664,12 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
         }
         lane_boxes[1][threadIdx.x] = then;
       }
-      const float reach = m.min_s - view.small_extent;  // small statics start no earlier
       std::uint32_t first = view.small_start[cell];
       std::uint32_t high_index = view.small_start[cell + 1];
       end = high_index;
-      while (first < high_index) {
+      while (first < high_index) {  // the first small static whose reach gets to m
         const std::uint32_t middle = first + (high_index - first) / 2;
-        if (statics[middle].min_s < reach) {
+        if (reach_of(statics[middle]) < m.min_s) {
           first = middle + 1;
         } else {
           high_index = middle;
@@ -1222,6 +1237,7 @@ class CudaWorld final : public WorldBackend {
         sorted_listing_keys_.data(), total, view.cells, cell_bits, small_start_.data(),
         long_start_.data());
     RSW_CUDA_CHECK_LAUNCH("launching find_cell_starts");
+    mark_cell_reaches(total, stream);
     static_range_s_ = {sort::float_from_key(summary.low_key[view.axis]),
                        sort::float_from_key(summary.high_key[view.axis])};
     grid_serves_moving_ = true;
@@ -1230,6 +1246,28 @@ class CudaWorld final : public WorldBackend {
     view.listings = listings_.data();
     view_ = view;
     statics_built_ = true;
+  }
+
+  // Each static listing's reach (mark_reaches): the running maximum of max_s over its run (a
+  // cell's small or long listings), a scan by key.
+  void mark_cell_reaches(std::uint32_t total, StreamHandle stream) {
+    if (total == 0) return;
+    reaches_.resize_discarding(total);
+    const auto runs = thrust::make_transform_iterator(sorted_listing_keys_.data(), RunOfKey{});
+    const auto max_s = thrust::make_transform_iterator(listings_.data(), MaxSOf{});
+    std::size_t bytes = 0;
+    RSW_CUDA_CHECK(cub::DeviceScan::InclusiveScanByKey(nullptr, bytes, runs, max_s, reaches_.data(),
+                                                       ::cuda::maximum<>{}, total,
+                                                       ::cuda::std::equal_to<>{}, stream),
+                   "sizing the scan of the statics' reaches");
+    temp_.resize_discarding(std::max(temp_.size(), bytes));
+    RSW_CUDA_CHECK(cub::DeviceScan::InclusiveScanByKey(temp_.data(), bytes, runs, max_s,
+                                                       reaches_.data(), ::cuda::maximum<>{}, total,
+                                                       ::cuda::std::equal_to<>{}, stream),
+                   "scanning the statics' reaches");
+    set_reaches<<<blocks_for(total), kThreads, 0, stream>>>(listings_.data(), reaches_.data(),
+                                                            total);
+    RSW_CUDA_CHECK_LAUNCH("launching set_reaches");
   }
 
   // Exclusive scan of counts[0, items] (counts[items] = 0) into offsets, in 64 bits, queued.
@@ -1495,6 +1533,7 @@ class CudaWorld final : public WorldBackend {
   DeviceBuffer<std::uint64_t> sorted_listing_keys_;
   DeviceBuffer<std::uint32_t> sorted_listing_slots_;
   DeviceBuffer<StaticListing> listings_;
+  DeviceBuffer<float> reaches_;
   DeviceBuffer<std::uint32_t> small_start_;
   DeviceBuffer<std::uint32_t> long_start_;
   // The moving proxies and their pairs.
