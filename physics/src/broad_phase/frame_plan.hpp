@@ -70,6 +70,20 @@ struct CellGrid {
   }
 };
 
+/// A listing's place: its cell in the low 30 bits (cells are fewer than 2^22), bit 30 set
+/// when the cell is the first the box covers on u, bit 31 when it is the first on v.
+inline constexpr std::uint32_t kCellBits = 0x3FFFFFFFu;
+RSW_HOST_DEVICE constexpr std::uint32_t place_of(std::uint32_t cell, bool first_u, bool first_v) {
+  return cell | (first_u ? 1u << 30 : 0u) | (first_v ? 1u << 31 : 0u);
+}
+/// Whether the cell where two overlapping boxes' listings (of these places) meet is their
+/// pair's home, the cell holding the larger of the two minimum corners: since cell_u is
+/// monotone, that is where one of the two starts on u, and likewise on v. Reporting a pair
+/// only there reports it once.
+RSW_HOST_DEVICE constexpr bool is_home_cell(std::uint32_t place_a, std::uint32_t place_b) {
+  return ((place_a | place_b) >> 30) == 3u;
+}
+
 /// Sums over the valid boxes of a frame, and where the invalid ones are. Bounds are kept as
 /// ordered keys so that the GPU can merge them with integer atomics.
 struct BoxSummary {
@@ -134,6 +148,7 @@ struct FramePlan {
 
 /// At most this many cells along a grid axis.
 inline constexpr std::uint32_t kMaxCellsPerAxis = 2048;
+static_assert(std::uint64_t{kMaxCellsPerAxis} * kMaxCellsPerAxis <= kCellBits, "cells fit");
 /// Bits enough for every cell id of a frame of `boxes` boxes, before it is planned: plan_grid
 /// makes at most kMaxCellsPerAxis^2 cells, and no more than the valid boxes.
 constexpr int max_cell_bits(std::uint64_t boxes) {

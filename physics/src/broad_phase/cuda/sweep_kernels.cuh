@@ -160,13 +160,6 @@ struct alignas(16) SweepRecord {
   std::uint32_t place;
 };
 
-/// A listing's place: its cell in the low 30 bits (cells are fewer than 2^22), bit 30 set
-/// when the cell is the first the box covers on u, bit 31 when it is the first on v.
-constexpr std::uint32_t kCellBits = 0x3FFFFFFFu;
-static_assert(std::uint64_t{kMaxCellsPerAxis} * kMaxCellsPerAxis <= kCellBits, "cells fit");
-__device__ inline std::uint32_t place_of(std::uint32_t cell, bool first_u, bool first_v) {
-  return cell | (first_u ? 1u << 30 : 0u) | (first_v ? 1u << 31 : 0u);
-}
 static_assert(sizeof(PackedBox) == 32 && sizeof(SweepRecord) == 32, "one sector a record");
 
 __device__ inline SweepRecord load_record(const SweepRecord* records, std::size_t i) {
@@ -476,14 +469,12 @@ __device__ inline bool overlap_across(const SweepRecord& e, const float4& f) {
   return f.x <= e.max_u && e.min_u <= f.y && f.z <= e.max_v && e.min_v <= f.w;
 }
 
-/// Whether listings e and f, which overlap, are reported in this cell and pass each other's
-/// filter bits. The cell holding the larger of the two minimum corners is the reporting one:
-/// since cell_u is monotone, that is cell max(u0_e, u0_f) on u, and as both boxes cover this
-/// cell it is the one where e or f starts on u; likewise on v.
+/// Whether listings e and f, which overlap, are reported in this cell (is_home_cell) and pass
+/// each other's filter bits.
 template <bool kCells, bool kFilters>
 __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const BoxView& filters) {
   if constexpr (kCells) {
-    if (((e.place | f.place) >> 30) != 3u) return false;  // another cell reports it
+    if (!is_home_cell(e.place, f.place)) return false;  // another cell reports it
   }
   if constexpr (kFilters) {
     return (filters.category(e.box) & filters.mask(f.box)) != 0 &&

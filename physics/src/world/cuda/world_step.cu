@@ -265,54 +265,63 @@ struct alignas(32) StepBox {
 };
 static_assert(sizeof(StepBox) == 32, "a step box is one sector");
 
+/// A box as a step box.
+__device__ inline StepBox step_box(const Aabb& box) {
+  StepBox step;
+  corners(box, step.low, step.high);
+  step.unused[0] = step.unused[1] = 0;
+  return step;
+}
+
+/// A step box with NaN bounds: the box of a slot that held no proxy.
+__device__ inline StepBox no_step_box() {
+  const float nan = __int_as_float(0x7FC00000);
+  return {{nan, nan, nan}, {nan, nan, nan}, {0, 0}};
+}
+
 __global__ void step_boxes(const Aabb* boxes, const SlotState* states, std::size_t slots,
                            StepBox* out) {
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i >= slots) return;
-  StepBox box;
-  corners(boxes[i], box.low, box.high);
-  if (states[i] == SlotState::Free) box.low[0] = __int_as_float(0x7FC00000);  // NaN
-  box.unused[0] = box.unused[1] = 0;
-  out[i] = box;
+  if (i < slots) out[i] = states[i] == SlotState::Free ? no_step_box() : step_box(boxes[i]);
 }
 
 /// Thread i: moving proxy i's box as its slot's step box.
 __global__ void keep_boxes(const std::uint32_t* moving, std::uint32_t count, const Aabb* boxes,
                            StepBox* out) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
-  if (i >= count) return;
-  const std::uint32_t slot = moving[i];
-  StepBox box;
-  corners(boxes[slot], box.low, box.high);
-  box.unused[0] = box.unused[1] = 0;
-  out[slot] = box;
+  if (i < count) out[moving[i]] = step_box(boxes[moving[i]]);
 }
 
 /// The slots' boxes at one step.
 struct StepBoxes {
   const StepBox* boxes;
   std::uint32_t slots;
+
+  /// A slot's box; NaN for a slot made since.
+  __device__ StepBox at(std::uint32_t slot) const {
+    return slot < slots ? boxes[slot] : no_step_box();
+  }
 };
+
+/// Whether boxes a and b are valid and overlap on every axis (closed intervals).
+__device__ inline bool valid_and_overlapping(const StepBox& a, const StepBox& b) {
+  if (!box_is_valid(a.low, a.high) || !box_is_valid(b.low, b.high)) return false;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!(a.low[axis] <= b.high[axis] && b.low[axis] <= a.high[axis])) return false;
+  }
+  return true;
+}
 
 /// Whether p (a < b), a pair at some step, is one at the step of `at`: both slots held proxies
 /// then, with valid boxes that overlap. A slot never holds two proxies at two steps in a row
 /// (a destroyed proxy's slot waits two steps), and filter bits and motions never change, so
 /// nothing else can differ.
 __device__ bool paired_at(const StepBoxes& at, Pair p) {
-  if (p.b >= at.slots) return false;
-  const StepBox x = at.boxes[p.a];
-  const StepBox y = at.boxes[p.b];
-  if (!box_is_valid(x.low, x.high) || !box_is_valid(y.low, y.high)) return false;
-  for (int axis = 0; axis < 3; ++axis) {
-    if (!(x.low[axis] <= y.high[axis] && y.low[axis] <= x.high[axis])) return false;
-  }
-  return true;
+  return valid_and_overlapping(at.at(p.a), at.at(p.b));
 }
 
-/// Appends p to out where `keep` holds, one atomic a warp, and writes what fits in `capacity`
-/// (the count goes on past it); every lane of the warp calls it.
-__device__ void append_where(bool keep, Pair p, Pair* out, unsigned long long* count,
-                             unsigned long long capacity = ~0ull) {
+/// Appends p to out where `keep` holds, one atomic a warp; every lane of the warp calls it.
+__device__ void append_where(bool keep, Pair p, Pair* out, unsigned long long* count) {
   const unsigned int keeps = __ballot_sync(0xFFFFFFFFu, keep);
   if (keeps == 0) return;
   const std::uint32_t lane = threadIdx.x & 31;
@@ -320,8 +329,7 @@ __device__ void append_where(bool keep, Pair p, Pair* out, unsigned long long* c
   unsigned long long base = 0;
   if (static_cast<int>(lane) == leader) base = atomicAdd(count, __popc(keeps));
   base = __shfl_sync(0xFFFFFFFFu, base, leader);
-  const unsigned long long at = base + __popc(keeps & ((1u << lane) - 1));
-  if (keep && at < capacity) out[at] = p;
+  if (keep) out[base + __popc(keeps & ((1u << lane) - 1))] = p;
 }
 
 /// The box by which a moving proxy is listed in the static cells: this step's or, when the
@@ -335,8 +343,8 @@ struct ListedBoxes {
 
   __device__ Aabb of(std::uint32_t slot) const {
     const Aabb now = boxes[slot];
-    if (!unite || slot >= last.slots) return now;
-    const StepBox then = last.boxes[slot];
+    if (!unite) return now;
+    const StepBox then = last.at(slot);
     float low[3];
     float high[3];
     corners(now, low, high);
@@ -428,13 +436,8 @@ __global__ void write_moving_listings(StaticCellsView view, MovingKeys sort_keys
   }
 }
 
-/// A moving listing's place: its cell in the low 30 bits, bit 30 set when the box starts in
-/// the cell's column on u, bit 31 when it starts in its row on v (as the sweep's records).
-constexpr std::uint32_t kCellBits = 0x3FFFFFFFu;
-constexpr std::uint32_t kStartsOnU = 1u << 30;
-constexpr std::uint32_t kStartsOnV = 1u << 31;
-
-/// Thread k: sorted moving listing k as the walks read it, with its place.
+/// Thread k: sorted moving listing k as the walks read it, with its place (place_of, as the
+/// sweep's listings).
 __global__ void gather_moving_listings(StaticCellsView view, MovingKeys sort_keys,
                                        const std::uint32_t* keys, const std::uint32_t* slots,
                                        const Pending* pending, unsigned long long room,
@@ -450,16 +453,20 @@ __global__ void gather_moving_listings(StaticCellsView view, MovingKeys sort_key
   const CellGrid& grid = view.grid;
   const bool starts_on_u = cell / grid.cells_v == grid.cell_u(listing.min_u);
   const bool starts_on_v = cell % grid.cells_v == grid.cell_v(listing.min_v);
-  listing.place = cell | (starts_on_u ? kStartsOnU : 0u) | (starts_on_v ? kStartsOnV : 0u);
+  listing.place = place_of(cell, starts_on_u, starts_on_v);
   out[k] = listing;
 }
 
+/// Whether two boxes in the grid's terms overlap on every axis (closed intervals).
+__device__ inline bool overlap(const StaticListing& a, const StaticListing& b) {
+  return a.min_s <= b.max_s && b.min_s <= a.max_s && a.min_u <= b.max_u && b.min_u <= a.max_u &&
+         a.min_v <= b.max_v && b.min_v <= a.max_v;
+}
+
 /// Whether moving listings e and f of one cell overlap on every axis and the cell is their
-/// pair's home: the one holding the larger of the two minimum corners, which is where e or f
-/// starts on u, and where e or f starts on v.
+/// pair's home.
 __device__ inline bool moving_meet(const StaticListing& e, const StaticListing& f) {
-  return f.min_s <= e.max_s && e.min_s <= f.max_s && f.min_u <= e.max_u && e.min_u <= f.max_u &&
-         f.min_v <= e.max_v && e.min_v <= f.max_v && ((e.place | f.place) >> 30) == 3u;
+  return overlap(e, f) && is_home_cell(e.place, f.place);
 }
 
 constexpr int kWarps = kThreads / 32;
@@ -513,24 +520,10 @@ __device__ inline StaticListing grid_box(const StaticCellsView& view, const floa
   return box;
 }
 
-/// Whether two boxes in the grid's terms overlap on every axis (closed intervals).
-__device__ inline bool overlap(const StaticListing& a, const StaticListing& b) {
-  return a.min_s <= b.max_s && b.min_s <= a.max_s && a.min_u <= b.max_u && b.min_u <= a.max_u &&
-         a.min_v <= b.max_v && b.min_v <= a.max_v;
-}
-
 /// The steps at which p, two live proxies whose listed boxes meet, is a pair: both boxes read
 /// by slot.
 __device__ inline std::uint8_t steps_paired(const EventsOut& events, Pair p) {
-  float low_a[3];
-  float high_a[3];
-  float low_b[3];
-  float high_b[3];
-  corners(events.boxes[p.a], low_a, high_a);
-  corners(events.boxes[p.b], low_b, high_b);
-  bool now = box_is_valid(low_a, high_a) && box_is_valid(low_b, high_b);
-  for (int axis = 0; axis < 3; ++axis)
-    now = now && low_a[axis] <= high_b[axis] && low_b[axis] <= high_a[axis];
+  const bool now = valid_and_overlapping(step_box(events.boxes[p.a]), step_box(events.boxes[p.b]));
   return (now ? kNow : 0) | (paired_at(events.last, p) ? kThen : 0);
 }
 
@@ -652,17 +645,10 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
       }
       last_step = sort_keys.step_of(e.max_s);
       if constexpr (kEvents) {
-        float low[3];
-        float high[3];
-        corners(events.boxes[e.slot], low, high);
-        lane_boxes[0][threadIdx.x] = grid_box(view, low, high, e.slot);
-        StaticListing then{};
-        then.min_s = __int_as_float(0x7FC00000);
-        if (e.slot < events.last.slots) {
-          const StepBox last = events.last.boxes[e.slot];
-          then = grid_box(view, last.low, last.high, e.slot);
-        }
-        lane_boxes[1][threadIdx.x] = then;
+        const StepBox now = step_box(events.boxes[e.slot]);
+        const StepBox then = events.last.at(e.slot);
+        lane_boxes[0][threadIdx.x] = grid_box(view, now.low, now.high, e.slot);
+        lane_boxes[1][threadIdx.x] = grid_box(view, then.low, then.high, e.slot);
       }
       std::uint32_t first = view.small_start[cell];
       std::uint32_t high_index = view.small_start[cell + 1];
@@ -873,26 +859,14 @@ class CudaWorld final : public WorldBackend {
     if (requery) {
       auto timer = timed("requery");
       while (short_of_room()) {
-        find_cell_pairs(moving, walked_moving_, table_.filtered() > 0,
-                        std::max<std::size_t>(moving_keys_.size(), pending.moving_listings),
+        find_cell_pairs(moving, std::max<std::size_t>(moving_keys_.size(), pending.moving_listings),
                         std::max<std::size_t>(cell_pairs_.size(), pending.pairs), options, stream);
         host_pending_.copy_small_from_device(pending_.data(), 1, stream);
         synchronize(stream);
-        const Pending again = host_pending_[0];
-        pending.pairs = again.pairs;
-        pending.moving_pairs = again.moving_pairs;
-        pending.candidates = again.candidates;
-        pending.moving_candidates = again.moving_candidates;
-        pending.moving_listings = again.moving_listings;
-        pending.found = again.found;
-        pending.lost = again.lost;
+        pending = host_pending_[0];  // what the checks above read is not counted again
         reset_pending(stream);
       }
-      if (walked_moving_) {
-        stats.moving.candidates = pending.moving_candidates;
-        stats.moving.cell_entries = pending.moving_listings;
-        stats.moving.pairs = pending.moving_pairs;
-      }
+      if (walked_moving_) walk_stats(pending, stats.moving);
     }
     moving_listings_ = pending.moving_listings;
     if (walked_moving_ && pending.moving_candidates > kMovingCandidates * pending.moving_listings) {
@@ -1339,11 +1313,10 @@ class CudaWorld final : public WorldBackend {
 
   // The moving proxies' listings (room for `listing_room`) written, sorted and gathered, and
   // the pairs of the static cells into cell_pairs_, which holds `pair_room`: (moving, static),
-  // and (moving, moving) too when `walk_moving`, and found and lost with walked_events_;
+  // and (moving, moving) too with walked_moving_, and found and lost with walked_events_;
   // pending counts them.
-  void find_cell_pairs(std::uint32_t moving, bool walk_moving, bool filters,
-                       std::size_t listing_room, std::size_t pair_room, const WorldOptions& options,
-                       StreamHandle stream) {
+  void find_cell_pairs(std::uint32_t moving, std::size_t listing_room, std::size_t pair_room,
+                       const WorldOptions& options, StreamHandle stream) {
     cell_pairs_.resize_discarding(pair_room);
     moving_keys_.resize_discarding(listing_room);
     moving_slots_.resize_discarding(listing_room);
@@ -1380,13 +1353,15 @@ class CudaWorld final : public WorldBackend {
                                               pair_room, events, pending_.data());
       RSW_CUDA_CHECK_LAUNCH("launching cell_pairs");
     };
+    const bool filters = table_.filtered() > 0;
     if (walked_events_) {
       filters ? launch(cell_pairs<true, true, true>) : launch(cell_pairs<false, true, true>);
     } else if (filters) {
-      walk_moving ? launch(cell_pairs<true, true, false>) : launch(cell_pairs<true, false, false>);
+      walked_moving_ ? launch(cell_pairs<true, true, false>)
+                     : launch(cell_pairs<true, false, false>);
     } else {
-      walk_moving ? launch(cell_pairs<false, true, false>)
-                  : launch(cell_pairs<false, false, false>);
+      walked_moving_ ? launch(cell_pairs<false, true, false>)
+                     : launch(cell_pairs<false, false, false>);
     }
   }
 
@@ -1396,7 +1371,6 @@ class CudaWorld final : public WorldBackend {
   // holds.
   Pending find_pairs(const WorldOptions& options, WorldStats& stats, StreamHandle stream) {
     const auto count = static_cast<std::uint32_t>(table_.moving().size());
-    const bool filters = table_.filtered() > 0;
     walked_moving_ = walks_moving(count);
     // The walk finds the events too when every proxy of the last step is alive and the statics
     // are as they were then.
@@ -1414,7 +1388,7 @@ class CudaWorld final : public WorldBackend {
                                             : std::size_t{4} * count;
         pair_room = std::max(cell_pairs_.capacity(), std::size_t{8} * count);
       }
-      find_cell_pairs(count, walked_moving_, filters, listing_room, pair_room, options, stream);
+      find_cell_pairs(count, listing_room, pair_room, options, stream);
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
     }
     stats.moving = {};
@@ -1425,10 +1399,7 @@ class CudaWorld final : public WorldBackend {
       const Pending pending = host_pending_[0];
       reset_pending(stream);
       stats.moving.excluded_boxes = pending.excluded;
-      stats.moving.candidates = pending.moving_candidates;
-      stats.moving.cells = view_.cells;
-      stats.moving.cell_entries = pending.moving_listings;
-      stats.moving.pairs = pending.moving_pairs;
+      walk_stats(pending, stats.moving);
       stats.moving_ms = 0;  // the walk is part of the look-up
       return pending;
     }
@@ -1453,7 +1424,8 @@ class CudaWorld final : public WorldBackend {
     source.count = count;
     source.device = {moving_arrays_[0].span(), moving_arrays_[1].span(), moving_arrays_[2].span(),
                      moving_arrays_[3].span(), moving_arrays_[4].span(), moving_arrays_[5].span()};
-    if (filters) source.device_filter = {moving_categories_.span(), moving_masks_.span()};
+    if (table_.filtered() > 0)
+      source.device_filter = {moving_categories_.span(), moving_masks_.span()};
     source.stream = stream;
     try {
       sweep_->run(source,
@@ -1477,6 +1449,14 @@ class CudaWorld final : public WorldBackend {
     const Pending pending = host_pending_[0];
     reset_pending(stream);
     return pending;
+  }
+
+  // The moving proxies' sweep in the static cells, as BroadPhaseStats count a frame's.
+  void walk_stats(const Pending& pending, BroadPhaseStats& moving) const {
+    moving.candidates = pending.moving_candidates;
+    moving.cells = view_.cells;
+    moving.cell_entries = pending.moving_listings;
+    moving.pairs = pending.moving_pairs;
   }
 
   // Whether this step sweeps the moving proxies in the static cells rather than in a
