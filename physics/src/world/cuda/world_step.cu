@@ -3,10 +3,12 @@
 //
 //   [statics changed: summary (CUB reduce) -> plan on the host -> count listings -> scan ->
 //    write keys -> sort (CUB) -> gather listings -> cell starts]
-//   with statics listed: the moving proxies listed in the static cells (count, scan, 32-bit
-//   keys (cell, step of min_s) into room sized from the last step, rsw::sort, gathered) ->
-//   cell_pairs: a lane a listing walks the cell's statics and, while the static grid serves
-//   the moving proxies too (walks_moving), the moving listings after its own
+//   with statics listed: the moving proxies listed in the static cells, ordered by bucket
+//   (cell, step of min_s) without a sort (counted in their buckets, the buckets' offsets
+//   scanned, each listing written at its bucket's next place, in room sized from the last
+//   step) -> cell_pairs: a lane a listing walks the cell's statics from its entry in a table
+//   by step of s and, while the static grid serves the moving proxies too (walks_moving), the
+//   moving listings after its own
 //   otherwise, or without statics: the moving proxies' own BroadPhase frame (the CUDA sweep)
 //   -> one wait for the counts [-> listings and cell_pairs again, at the counts, when they
 //   did not fit]
@@ -47,7 +49,6 @@
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
-#include "rsw/sort/sorter.hpp"
 
 namespace rsw::physics::detail {
 namespace {
@@ -358,20 +359,111 @@ struct ListedBoxes {
   }
 };
 
-/// Thread i: the cells moving proxy i is listed in (0 when its listed box is invalid or it
-/// pairs with nothing), and counts[count] = 0 for the scan; the first invalid box of this step
-/// is noted.
-__global__ void count_moving_cells(StaticCellsView view, const std::uint32_t* moving,
-                                   std::uint32_t count, ListedBoxes listed,
-                                   const std::uint32_t* categories, std::uint32_t* counts,
-                                   Pending* pending) {
-  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
-  if (i >= count) {
-    if (i == count) counts[i] = 0;
-    return;
+/// Steps of the statics' range on s: 2^bits of them, a coordinate's step clamped at the ends
+/// (NaN in the first). The step is monotone in the coordinate: a coordinate in a later step is
+/// larger.
+struct SSteps {
+  int bits = 8;
+  float origin = 0;   ///< the statics' lowest min_s
+  float inverse = 1;  ///< steps per unit length
+
+  __device__ std::uint32_t step_of(float s) const {
+    const float position = (s - origin) * inverse;
+    const std::uint32_t last = (1u << bits) - 1;
+    if (!(position > 0.0f)) return 0;
+    return position >= static_cast<float>(last) ? last : static_cast<std::uint32_t>(position);
   }
+};
+
+/// How the moving proxies' listings in the static cells are ordered, without a sort: by
+/// bucket, a cell and then a step of the listing's min_s (cell << steps.bits | step). Inside a
+/// cell the listings come in the order of their steps, which is monotone in min_s: enough for
+/// the moving walk of cell_pairs to know where to stop. Inside a bucket they come in no
+/// particular order; the walk from a listing meets every later one of its bucket.
+struct MovingBuckets {
+  SSteps steps;
+  std::uint32_t count = 0;  ///< cells << steps.bits
+
+  __device__ std::uint32_t of(std::uint32_t cell, float min_s) const {
+    return cell << steps.bits | steps.step_of(min_s);
+  }
+};
+
+/// Where the walk of a cell's small statics starts for a box that starts on s in a given step:
+/// first[(cell << steps.bits) + t] is the first small listing of the cell whose reach lies in
+/// step t or after. The reaches of the listings before it lie in earlier steps, so they end
+/// before any box that starts in step t: none of them can meet it.
+struct WalkEntries {
+  const std::uint32_t* first = nullptr;
+  SSteps steps;
+
+  __device__ std::uint32_t of(std::uint32_t cell, float min_s) const {
+    return first[(std::size_t{cell} << steps.bits) + steps.step_of(min_s)];
+  }
+};
+
+/// Thread i: entry i of the walk's table (WalkEntries), found by a binary search of its cell's
+/// small run (whose reaches rise).
+__global__ void find_walk_entries(StaticCellsView view, SSteps steps, std::uint32_t* first) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= std::size_t{view.cells} << steps.bits) return;
+  const auto cell = static_cast<std::uint32_t>(i >> steps.bits);
+  const auto step = static_cast<std::uint32_t>(i & ((std::size_t{1} << steps.bits) - 1));
+  std::uint32_t low = view.small_start[cell];
+  std::uint32_t high = view.small_start[cell + 1];
+  while (low < high) {
+    const std::uint32_t middle = low + (high - low) / 2;
+    if (steps.step_of(reach_of(view.listings[middle])) < step) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  first[i] = low;
+}
+
+/// The moving listings the kernels after write_moving_listings read: their count, or the room
+/// when they did not all fit (the host then lists them again into more).
+__device__ inline unsigned long long listed_moving(const Pending* listed, unsigned long long room) {
+  return listed->moving_listings < room ? listed->moving_listings : room;
+}
+
+/// Calls list(listing, cell, bucket) for each static cell that the moving proxy in `slot` is
+/// listed in (none when its listed box is invalid or it pairs with nothing), with its listing
+/// there as the walks read it (placed as the sweep's listings are, see place_of).
+template <class List>
+__device__ void for_each_moving_listing(const StaticCellsView& view, MovingBuckets buckets,
+                                        ListedBoxes listed, const std::uint32_t* categories,
+                                        std::uint32_t slot, List&& list) {
+  const Aabb box = listed.of(slot);
+  if (static_listings(view, box, categories[slot]) == 0) return;
+  float low[3];
+  float high[3];
+  corners(box, low, high);
+  StaticListing listing = make_listing(view, low, high, slot);
+  const CellGrid& grid = view.grid;
+  const CellRange range = grid.cells_of(listing.min_u, listing.max_u, listing.min_v, listing.max_v);
+  for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
+    for (std::uint32_t v = range.v0; v <= range.v1; ++v) {
+      const std::uint32_t cell = grid.cell_id(u, v);
+      listing.place = place_of(cell, u == range.u0, v == range.v0);
+      list(listing, buckets.of(cell, listing.min_s));
+    }
+  }
+}
+
+/// Thread i: moving proxy i's listings counted in their buckets; the first invalid box of this
+/// step noted.
+__global__ void count_moving_buckets(StaticCellsView view, MovingBuckets buckets,
+                                     const std::uint32_t* moving, std::uint32_t count,
+                                     ListedBoxes listed, const std::uint32_t* categories,
+                                     std::uint32_t* bucket_counts, Pending* pending) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i >= count) return;
   const std::uint32_t slot = moving[i];
-  counts[i] = static_listings(view, listed.of(slot), categories[slot]);
+  for_each_moving_listing(
+      view, buckets, listed, categories, slot,
+      [&](const StaticListing&, std::uint32_t bucket) { atomicAdd(&bucket_counts[bucket], 1u); });
   float low[3];
   float high[3];
   corners(listed.boxes[slot], low, high);
@@ -381,80 +473,24 @@ __global__ void count_moving_cells(StaticCellsView view, const std::uint32_t* mo
   }
 }
 
-/// How the moving proxies' listings in the static cells are keyed for their sort, in 32 bits:
-/// the cell above, then the listing's min_s as a step of the statics' range on s (clamped at
-/// its ends). Inside a cell the listings then come in the order of their steps, which is
-/// monotone in min_s: enough for the moving walk of cell_pairs to know where to stop.
-struct MovingKeys {
-  int s_bits = 8;     ///< bits of the step
-  int end_bit = 8;    ///< the cell's bits and s_bits
-  float origin = 0;   ///< the statics' lowest min_s
-  float inverse = 1;  ///< steps per unit length
-
-  __device__ std::uint32_t step_of(float s) const {
-    const float position = (s - origin) * inverse;
-    const std::uint32_t last = (1u << s_bits) - 1;
-    if (!(position > 0.0f)) return 0;
-    return position >= static_cast<float>(last) ? last : static_cast<std::uint32_t>(position);
-  }
-  __device__ std::uint32_t key(std::uint32_t cell, float min_s) const {
-    return cell << s_bits | step_of(min_s);
-  }
-};
-
-/// The moving listings the kernels after the sort read: the sort's count, or the room when
-/// they did not all fit (the host then lists them again into more).
-__device__ inline unsigned long long listed_moving(const Pending* listed, unsigned long long room) {
-  return listed->moving_listings < room ? listed->moving_listings : room;
-}
-
-/// The moving proxies' listings in the static cells, as keys (MovingKeys) and slots, up to
-/// `room`; pending->moving_listings gets their number (the sort's count).
-__global__ void write_moving_listings(StaticCellsView view, MovingKeys sort_keys,
+/// Thread i: moving proxy i's listings written in their buckets, which start at
+/// bucket_offsets and have filled `bucket_fill` listings so far, up to `room`;
+/// pending->moving_listings gets their number.
+__global__ void write_moving_listings(StaticCellsView view, MovingBuckets buckets,
                                       const std::uint32_t* moving, std::uint32_t count,
                                       ListedBoxes listed, const std::uint32_t* categories,
-                                      const unsigned long long* offsets, unsigned long long room,
-                                      std::uint32_t* keys, std::uint32_t* slots, Pending* pending) {
+                                      const unsigned long long* bucket_offsets,
+                                      std::uint32_t* bucket_fill, unsigned long long room,
+                                      StaticListing* out, Pending* pending) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
-  if (i == 0) pending->moving_listings = offsets[count];
+  if (i == 0) pending->moving_listings = bucket_offsets[buckets.count];
   if (i >= count) return;
-  const std::uint32_t slot = moving[i];
-  const Aabb box = listed.of(slot);
-  if (static_listings(view, box, categories[slot]) == 0) return;
-  float low[3];
-  float high[3];
-  corners(box, low, high);
-  const MovingQuery m = make_query(view, low, high, 0, 0);
-  const CellGrid& grid = view.grid;
-  const CellRange range = grid.cells_of(m.min_u, m.max_u, m.min_v, m.max_v);
-  unsigned long long next = offsets[i];
-  for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
-    for (std::uint32_t v = range.v0; v <= range.v1 && next < room; ++v, ++next) {
-      keys[next] = sort_keys.key(grid.cell_id(u, v), m.min_s);
-      slots[next] = slot;
-    }
-  }
-}
-
-/// Thread k: sorted moving listing k as the walks read it, with its place (place_of, as the
-/// sweep's listings).
-__global__ void gather_moving_listings(StaticCellsView view, MovingKeys sort_keys,
-                                       const std::uint32_t* keys, const std::uint32_t* slots,
-                                       const Pending* pending, unsigned long long room,
-                                       ListedBoxes listed, StaticListing* out) {
-  const std::uint32_t k = blockIdx.x * kThreads + threadIdx.x;
-  if (k >= listed_moving(pending, room)) return;
-  const std::uint32_t cell = keys[k] >> sort_keys.s_bits;
-  const std::uint32_t slot = slots[k];
-  float low[3];
-  float high[3];
-  corners(listed.of(slot), low, high);
-  StaticListing listing = make_listing(view, low, high, slot);
-  const CellGrid& grid = view.grid;
-  const bool starts_on_u = cell / grid.cells_v == grid.cell_u(listing.min_u);
-  const bool starts_on_v = cell % grid.cells_v == grid.cell_v(listing.min_v);
-  listing.place = place_of(cell, starts_on_u, starts_on_v);
-  out[k] = listing;
+  for_each_moving_listing(view, buckets, listed, categories, moving[i],
+                          [&](const StaticListing& listing, std::uint32_t bucket) {
+                            const unsigned long long at =
+                                bucket_offsets[bucket] + atomicAdd(&bucket_fill[bucket], 1u);
+                            if (at < room) out[at] = listing;
+                          });
 }
 
 /// Whether two boxes in the grid's terms overlap on every axis (closed intervals).
@@ -529,11 +565,11 @@ __device__ inline std::uint8_t steps_paired(const EventsOut& events, Pair p) {
 
 /// The pairs found in the static cells. The moving proxies are listed in the static cells and
 /// sorted by (cell, step of min_s), and a warp takes 32 consecutive listings, a lane each:
-/// query_static_cells's walk in that cell (a binary search for the first small static whose
-/// reach gets to the proxy, then kQueryUnroll listings at a time up to its max_s, then the cell's
-/// long statics), and with kMovingWalk a sweep over the moving listings after its own in the
-/// cell, up to the step of its max_s (each pair of moving listings is tested once, from the
-/// earlier, and reported in its home cell). Neighbouring lanes walk neighbouring stretches of
+/// query_static_cells's walk in that cell (from the proxy's entry into the small statics, in
+/// place of the binary search, kQueryUnroll listings at a time up to its max_s, then the cell's
+/// long statics, if it has any), and with kMovingWalk a sweep over the moving listings after its
+/// own in the cell, up to the step of its max_s (each pair of moving listings is tested once, from
+/// the earlier, and reported in its home cell). Neighbouring lanes walk neighbouring stretches of
 /// one run, so their loads mostly meet in L1. Without kFilters every proxy has the default
 /// filter bits and none is read. Pairs go to `out` up to `capacity`; pending->pairs counts
 /// them all (more than the capacity: the host grows the buffer and runs it again).
@@ -547,9 +583,9 @@ __device__ inline std::uint8_t steps_paired(const EventsOut& events, Pair p) {
 /// to both).
 template <bool kFilters, bool kMovingWalk, bool kEvents>
 __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
-    cell_pairs(StaticCellsView view, MovingKeys sort_keys, const StaticListing* moving_listings,
-               const Pending* listed, unsigned long long room, Pair* out,
-               unsigned long long capacity, EventsOut events, Pending* pending) {
+    cell_pairs(StaticCellsView view, WalkEntries entries, SSteps moving_steps,
+               const StaticListing* moving_listings, const Pending* listed, unsigned long long room,
+               Pair* out, unsigned long long capacity, EventsOut events, Pending* pending) {
   __shared__ Pair buffered[kWarps][kWarpPairs];
   __shared__ std::uint8_t buffered_steps[kWarps][kEvents ? kWarpPairs : 1];
   // With kEvents, this thread's moving proxy's boxes at this step and the last.
@@ -643,25 +679,15 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
         m.category = view.categories[e.slot];
         m.mask = view.masks[e.slot];
       }
-      last_step = sort_keys.step_of(e.max_s);
+      last_step = moving_steps.step_of(e.max_s);
       if constexpr (kEvents) {
         const StepBox now = step_box(events.boxes[e.slot]);
         const StepBox then = events.last.at(e.slot);
         lane_boxes[0][threadIdx.x] = grid_box(view, now.low, now.high, e.slot);
         lane_boxes[1][threadIdx.x] = grid_box(view, then.low, then.high, e.slot);
       }
-      std::uint32_t first = view.small_start[cell];
-      std::uint32_t high_index = view.small_start[cell + 1];
-      end = high_index;
-      while (first < high_index) {  // the first small static whose reach gets to m
-        const std::uint32_t middle = first + (high_index - first) / 2;
-        if (reach_of(statics[middle]) < m.min_s) {
-          first = middle + 1;
-        } else {
-          high_index = middle;
-        }
-      }
-      j = first;
+      j = entries.of(cell, m.min_s);
+      end = view.small_start[cell + 1];
     }
     while (__any_sync(kFullWarp, active)) {
       const bool moving_walk = walk == kMovingListings;
@@ -680,7 +706,7 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
       for (int u = 0; u < kQueryUnroll; ++u) {
         if (moving_walk) {
           run = run && loaded[u] && (t[u].place & kCellBits) == cell &&
-                sort_keys.step_of(t[u].min_s) <= last_step;
+                moving_steps.step_of(t[u].min_s) <= last_step;
           moving_candidates += run ? 1u : 0u;
           hit[u] = run && moving_meet(e, t[u]) && admitted(m, t[u].slot);
         } else {
@@ -701,14 +727,14 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
         }
         candidates += run ? 1u : 0u;
       }
-      if (active) {
+      if (active) {  // on, or to the next walk that has listings to test
         if (run) {
           j += kQueryUnroll;
-        } else if (walk == kSmallStatics) {
+        } else if (walk == kSmallStatics && view.long_start[cell] < view.long_start[cell + 1]) {
           walk = kLongStatics;
           j = view.long_start[cell];
           end = view.long_start[cell + 1];
-        } else if (kMovingWalk && walk == kLongStatics) {
+        } else if (kMovingWalk && walk != kMovingListings) {
           walk = kMovingListings;
           j = k + 1;
           end = count;
@@ -794,12 +820,23 @@ struct PairDecomposer {
   }
 };
 
-__global__ void name_pairs(const Pair* pairs, std::size_t count, const std::uint32_t* generations,
-                           ProxyPair* out) {
-  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i >= count) return;
-  const Pair p = pairs[i];
-  out[i] = {{p.a, generations[p.a]}, {p.b, generations[p.b]}};
+/// Pairs of slots to name by their proxies' ids, and where the named pairs go.
+struct PairsToName {
+  const Pair* pairs = nullptr;
+  std::size_t count = 0;
+  ProxyPair* out = nullptr;
+};
+
+/// Thread i: pair i of `first` and then of `second`, named with the slots' generations.
+__global__ void name_pairs(PairsToName first, PairsToName second,
+                           const std::uint32_t* generations) {
+  std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  const bool in_first = i < first.count;
+  const PairsToName& set = in_first ? first : second;
+  if (!in_first) i -= first.count;
+  if (i >= set.count) return;
+  const Pair p = set.pairs[i];
+  set.out[i] = {{p.a, generations[p.a]}, {p.b, generations[p.b]}};
 }
 
 struct Widen {
@@ -853,14 +890,15 @@ class CudaWorld final : public WorldBackend {
     // The look-up's buffers were too small: again, at the counts (a second round when the
     // listings did not fit, since the pairs were then counted from some of them only).
     const auto short_of_room = [&] {
-      return pending.moving_listings > moving_keys_.size() || pending.pairs > cell_pairs_.size();
+      return pending.moving_listings > moving_records_.size() || pending.pairs > cell_pairs_.size();
     };
     const bool requery = short_of_room();
     if (requery) {
       auto timer = timed("requery");
       while (short_of_room()) {
-        find_cell_pairs(moving, std::max<std::size_t>(moving_keys_.size(), pending.moving_listings),
-                        std::max<std::size_t>(cell_pairs_.size(), pending.pairs), options, stream);
+        find_cell_pairs(moving,
+                        std::max<std::size_t>(moving_records_.size(), pending.moving_listings),
+                        std::max<std::size_t>(cell_pairs_.size(), pending.pairs), stream);
         host_pending_.copy_small_from_device(pending_.data(), 1, stream);
         synchronize(stream);
         pending = host_pending_[0];  // what the checks above read is not counted again
@@ -913,36 +951,49 @@ class CudaWorld final : public WorldBackend {
     stats.lost = lost_.size;
   }
 
+  // A set asked for readies the step's events together (found and lost), with one wait.
   std::span<const Pair> host_pairs(PairSet set) override {
     const auto index = static_cast<std::size_t>(set);
-    const DeviceSpan<const Pair> pairs = set_of(set);
     if (!ready_[index].host) {
-      host_[index].resize_discarding(pairs.size);
-      if (pairs.size > 0) {
-        rsw::detail::copy_device_to_host(host_[index].data(), pairs.data, pairs.size_bytes(),
-                                         stream_);
-        synchronize(stream_);
+      std::size_t copied = 0;
+      for (const PairSet each : sets_with(set)) {
+        const DeviceSpan<const Pair> pairs = set_of(each);
+        const auto at = static_cast<std::size_t>(each);
+        host_[at].resize_discarding(pairs.size);
+        if (pairs.size > 0) {
+          rsw::detail::copy_device_to_host(host_[at].data(), pairs.data, pairs.size_bytes(),
+                                           stream_);
+        }
+        copied += pairs.size;
+        ready_[at].host = true;
       }
-      ready_[index].host = true;
+      if (copied > 0) synchronize(stream_);
     }
-    return {host_[index].data(), pairs.size};
+    return {host_[index].data(), set_of(set).size};
   }
 
   DeviceSpan<const ProxyPair> device_pairs(PairSet set) override {
     const auto index = static_cast<std::size_t>(set);
-    const DeviceSpan<const Pair> pairs = set_of(set);
     if (!ready_[index].device) {
-      named_[index].resize_discarding(pairs.size);
-      if (pairs.size > 0) {
-        name_pairs<<<blocks_for(pairs.size), kThreads, 0, stream_>>>(
-            pairs.data, pairs.size, generations_.data(), named_[index].data());
+      PairsToName named[2];
+      std::size_t next = 0;
+      for (const PairSet each : sets_with(set)) {
+        const DeviceSpan<const Pair> pairs = set_of(each);
+        const auto at = static_cast<std::size_t>(each);
+        named_[at].resize_discarding(pairs.size);
+        named[next++] = {pairs.data, pairs.size, named_[at].data()};
+        ready_[at].device = true;
+      }
+      const std::size_t count = named[0].count + named[1].count;
+      if (count > 0) {
+        name_pairs<<<blocks_for(count), kThreads, 0, stream_>>>(named[0], named[1],
+                                                                generations_.data());
         RSW_CUDA_CHECK_LAUNCH("launching name_pairs");
         // On the caller's stream the pairs are ready in its order; on ours, now.
         if (stream_ == own_stream_.handle()) synchronize(stream_);
       }
-      ready_[index].device = true;
     }
-    return {named_[index].data(), pairs.size};
+    return {named_[index].data(), set_of(set).size};
   }
 
   void place(std::span<const std::uint32_t> slots, DeviceSpan<const Aabb> boxes,
@@ -975,6 +1026,14 @@ class CudaWorld final : public WorldBackend {
     bool host = false;
     bool device = false;
   };
+
+  // The sets readied with `set`: found and lost together, the pairs alone.
+  static std::span<const PairSet> sets_with(PairSet set) {
+    static constexpr PairSet kEvents[] = {PairSet::Found, PairSet::Lost};
+    static constexpr PairSet kPairs[] = {PairSet::Pairs};
+    if (set == PairSet::Pairs) return kPairs;
+    return kEvents;
+  }
 
   // One of the last step's sets; the pairs sorted by (a, b) the first time they are asked for.
   DeviceSpan<const Pair> set_of(PairSet set) {
@@ -1219,7 +1278,21 @@ class CudaWorld final : public WorldBackend {
     view.long_start = long_start_.data();
     view.listings = listings_.data();
     view_ = view;
+    list_walk_entries(total, stream);
     statics_built_ = true;
+  }
+
+  // The walk's entries (WalkEntries) into the small runs of the cells: about one step of s
+  // for each listing of a cell, so that few listings before a box's start are walked.
+  void list_walk_entries(std::uint32_t listings, StreamHandle stream) {
+    const int bits = std::min(16, static_cast<int>(std::bit_width(listings / view_.cells)));
+    walk_entries_.steps = s_steps(bits);
+    const std::size_t entries = std::size_t{view_.cells} << bits;
+    walk_entry_table_.resize_discarding(entries);
+    find_walk_entries<<<blocks_for(entries), kThreads, 0, stream>>>(view_, walk_entries_.steps,
+                                                                    walk_entry_table_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching find_walk_entries");
+    walk_entries_.first = walk_entry_table_.data();
   }
 
   // Each static listing's reach (mark_reaches): the running maximum of max_s over its run (a
@@ -1277,33 +1350,38 @@ class CudaWorld final : public WorldBackend {
     return view;
   }
 
-  // Each moving proxy's listings in the static cells counted and scanned, and the first
-  // invalid box noted (queued: the total reaches the host with Pending).
+  // The moving proxies' listings in the static cells counted in their buckets, and the
+  // buckets' offsets scanned; the first invalid box noted (queued: the total reaches the host
+  // with Pending).
   void count_moving_listings(std::uint32_t moving, StreamHandle stream) {
-    moving_listing_counts_.resize_discarding(std::size_t{moving} + 1);
-    moving_listing_offsets_.resize_discarding(std::size_t{moving} + 1);
-    count_moving_cells<<<blocks_for(std::size_t{moving} + 1), kThreads, 0, stream>>>(
-        view_, moving_.data(), moving, listed_boxes(), categories_.data(),
-        moving_listing_counts_.data(), pending_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching count_moving_cells");
-    scan_queued(moving_listing_counts_, moving_listing_offsets_, moving, stream);
+    buckets_ = moving_buckets_for(moving);
+    bucket_counts_.resize_discarding(std::size_t{buckets_.count} + 1);
+    bucket_offsets_.resize_discarding(std::size_t{buckets_.count} + 1);
+    bucket_counts_.fill_zero(stream);
+    count_moving_buckets<<<blocks_for(moving), kThreads, 0, stream>>>(
+        view_, buckets_, moving_.data(), moving, listed_boxes(), categories_.data(),
+        bucket_counts_.data(), pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching count_moving_buckets");
+    scan_queued(bucket_counts_, bucket_offsets_, buckets_.count, stream);
   }
 
-  // How this step keys the moving listings: the cell's bits, then steps of min_s across the
-  // statics' range, at least one for every four moving proxies a cell (so that a moving walk
-  // meets few listings of the same step), to a whole number of the sort's 8-bit digits.
-  MovingKeys moving_keys_for(std::uint32_t moving) const {
-    MovingKeys keys;
-    const int cell_bits = std::bit_width(view_.cells - 1);
+  // How this step orders the moving listings (MovingBuckets): by cell, then by steps of min_s
+  // across the statics' range, at least one for every four moving proxies a cell (so that a
+  // moving walk meets few listings of the same step).
+  MovingBuckets moving_buckets_for(std::uint32_t moving) const {
     const std::uint32_t per_cell = moving / std::max(view_.cells, 1u);
-    const int step_bits = std::max(2, static_cast<int>(std::bit_width(per_cell / 4)));
-    keys.end_bit = std::min(32, (cell_bits + step_bits + 7) / 8 * 8);
-    keys.s_bits = keys.end_bit - cell_bits;
+    int bits = std::max(2, static_cast<int>(std::bit_width(per_cell / 4)));
+    while (bits > 0 && (std::uint64_t{view_.cells} << bits) >= kNone)
+      --bits;
+    return {s_steps(bits), view_.cells << bits};
+  }
+
+  // 2^bits steps of the statics' range on s.
+  SSteps s_steps(int bits) const {
     const auto [low_s, high_s] = static_range_s_;
-    keys.origin = low_s;
-    keys.inverse = static_cast<float>(std::ldexp(1.0, keys.s_bits) /
-                                      std::max(double{high_s} - double{low_s}, 1e-30));
-    return keys;
+    return {bits, low_s,
+            static_cast<float>(std::ldexp(1.0, bits) /
+                               std::max(double{high_s} - double{low_s}, 1e-30))};
   }
 
   // The boxes the moving proxies are listed by at this step (see ListedBoxes).
@@ -1311,36 +1389,25 @@ class CudaWorld final : public WorldBackend {
     return {boxes_.data(), {last_step_boxes_.data(), last_slots_}, walked_events_};
   }
 
-  // The moving proxies' listings (room for `listing_room`) written, sorted and gathered, and
-  // the pairs of the static cells into cell_pairs_, which holds `pair_room`: (moving, static),
-  // and (moving, moving) too with walked_moving_, and found and lost with walked_events_;
-  // pending counts them.
+  // The moving proxies' listings (room for `listing_room`) written in their buckets, and the
+  // pairs of the static cells into cell_pairs_, which holds `pair_room`: (moving, static), and
+  // (moving, moving) too with walked_moving_, and found and lost with walked_events_; pending
+  // counts them.
   void find_cell_pairs(std::uint32_t moving, std::size_t listing_room, std::size_t pair_room,
-                       const WorldOptions& options, StreamHandle stream) {
+                       StreamHandle stream) {
     cell_pairs_.resize_discarding(pair_room);
-    moving_keys_.resize_discarding(listing_room);
-    moving_slots_.resize_discarding(listing_room);
     moving_records_.resize_discarding(listing_room);
     if (walked_events_) {
       found_buffer_.resize_discarding(pair_room);   // found are pairs of this step
       lost_buffer_.resize_discarding(pair_count_);  // lost, of the last step
     }
     if (view_.cells == 0 || moving == 0 || listing_room == 0) return;
-    sort_keys_ = moving_keys_for(moving);
+    rsw::detail::fill_bytes_zero(bucket_counts_.data(), std::size_t{buckets_.count} * 4, stream);
     write_moving_listings<<<blocks_for(moving), kThreads, 0, stream>>>(
-        view_, sort_keys_, moving_.data(), moving, listed_boxes(), categories_.data(),
-        moving_listing_offsets_.data(), listing_room, moving_keys_.data(), moving_slots_.data(),
+        view_, buckets_, moving_.data(), moving, listed_boxes(), categories_.data(),
+        bucket_offsets_.data(), bucket_counts_.data(), listing_room, moving_records_.data(),
         pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching write_moving_listings");
-    listing_sorter_.sort_pairs(moving_keys_.span(), moving_slots_.span(),
-                               {.algorithm = sort_for_backend(options.sort, Backend::Cuda),
-                                .end_bit = sort_keys_.end_bit,
-                                .stream = stream,
-                                .device_count = &pending_.data()->moving_listings});
-    gather_moving_listings<<<blocks_for(listing_room), kThreads, 0, stream>>>(
-        view_, sort_keys_, moving_keys_.data(), moving_slots_.data(), pending_.data(), listing_room,
-        listed_boxes(), moving_records_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching gather_moving_listings");
     const std::size_t chunks = (listing_room + 31) / 32;
     const auto blocks = static_cast<unsigned int>(
         std::min<std::size_t>((chunks + kWarps - 1) / kWarps, std::size_t{8192}));
@@ -1348,9 +1415,9 @@ class CudaWorld final : public WorldBackend {
                            found_buffer_.data(), found_buffer_.size(),
                            lost_buffer_.data(),  lost_buffer_.size()};
     const auto launch = [&](auto kernel) {
-      kernel<<<blocks, kThreads, 0, stream>>>(query_view(), sort_keys_, moving_records_.data(),
-                                              pending_.data(), listing_room, cell_pairs_.data(),
-                                              pair_room, events, pending_.data());
+      kernel<<<blocks, kThreads, 0, stream>>>(
+          query_view(), walk_entries_, buckets_.steps, moving_records_.data(), pending_.data(),
+          listing_room, cell_pairs_.data(), pair_room, events, pending_.data());
       RSW_CUDA_CHECK_LAUNCH("launching cell_pairs");
     };
     const bool filters = table_.filtered() > 0;
@@ -1388,7 +1455,7 @@ class CudaWorld final : public WorldBackend {
                                             : std::size_t{4} * count;
         pair_room = std::max(cell_pairs_.capacity(), std::size_t{8} * count);
       }
-      find_cell_pairs(count, listing_room, pair_room, options, stream);
+      find_cell_pairs(count, listing_room, pair_room, stream);
       host_pending_.copy_small_from_device(pending_.data(), 1, stream);
     }
     stats.moving = {};
@@ -1516,6 +1583,8 @@ class CudaWorld final : public WorldBackend {
   DeviceBuffer<float> reaches_;
   DeviceBuffer<std::uint32_t> small_start_;
   DeviceBuffer<std::uint32_t> long_start_;
+  DeviceBuffer<std::uint32_t> walk_entry_table_;
+  WalkEntries walk_entries_;  ///< in walk_entry_table_
   // The moving proxies and their pairs.
   std::array<DeviceBuffer<float>, 6> moving_arrays_;
   DeviceBuffer<std::uint32_t> moving_categories_;
@@ -1523,17 +1592,14 @@ class CudaWorld final : public WorldBackend {
   // Their listings in the static cells (the last step's number, for the next step's room),
   // and the pairs found there.
   std::pair<float, float> static_range_s_;  ///< the statics' lowest min_s and highest max_s
-  MovingKeys sort_keys_;                    ///< this step's
+  MovingBuckets buckets_;                   ///< this step's
   bool grid_serves_moving_ = true;          ///< see walks_moving
   bool walked_moving_ = false;      ///< this step swept the moving proxies in the static cells
   bool walked_events_ = false;      ///< and found its events there (see cell_pairs)
   bool statics_since_step_ = true;  ///< statics listed since the last step that stood
-  DeviceBuffer<std::uint32_t> moving_listing_counts_;
-  DeviceBuffer<unsigned long long> moving_listing_offsets_;
-  DeviceBuffer<std::uint32_t> moving_keys_;
-  DeviceBuffer<std::uint32_t> moving_slots_;
+  DeviceBuffer<std::uint32_t> bucket_counts_;  ///< counted, then the buckets' fill
+  DeviceBuffer<unsigned long long> bucket_offsets_;
   DeviceBuffer<StaticListing> moving_records_;
-  sort::Sorter listing_sorter_;
   std::size_t moving_listings_ = 0;
   DeviceBuffer<Pair> cell_pairs_;
   DeviceBuffer<std::uint8_t> temp_;
