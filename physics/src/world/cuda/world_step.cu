@@ -84,7 +84,10 @@ struct Pending {
   RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0, 0, 0, 0, 0, 0, 0}; }
 };
 
-__global__ void clear_pending(Pending* pending) {
+/// Hands the counts to the host (pinned memory, which the device writes) and leaves them as
+/// between steps: a copy and a clear in one launch.
+__global__ void copy_and_clear_pending(Pending* pending, Pending* host) {
+  *host = *pending;
   *pending = Pending::none();
 }
 
@@ -474,13 +477,14 @@ __global__ void count_moving_buckets(StaticCellsView view, MovingBuckets buckets
 }
 
 /// Thread i: moving proxy i's listings written in their buckets, which start at
-/// bucket_offsets and have filled `bucket_fill` listings so far, up to `room`;
+/// bucket_offsets, from the end of each (a listing takes the place its bucket's count comes
+/// down to, so that the counts end at zero, ready for the next step), up to `room`;
 /// pending->moving_listings gets their number.
 __global__ void write_moving_listings(StaticCellsView view, MovingBuckets buckets,
                                       const std::uint32_t* moving, std::uint32_t count,
                                       ListedBoxes listed, const std::uint32_t* categories,
                                       const unsigned long long* bucket_offsets,
-                                      std::uint32_t* bucket_fill, unsigned long long room,
+                                      std::uint32_t* bucket_counts, unsigned long long room,
                                       StaticListing* out, Pending* pending) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   if (i == 0) pending->moving_listings = bucket_offsets[buckets.count];
@@ -488,7 +492,7 @@ __global__ void write_moving_listings(StaticCellsView view, MovingBuckets bucket
   for_each_moving_listing(view, buckets, listed, categories, moving[i],
                           [&](const StaticListing& listing, std::uint32_t bucket) {
                             const unsigned long long at =
-                                bucket_offsets[bucket] + atomicAdd(&bucket_fill[bucket], 1u);
+                                bucket_offsets[bucket] + atomicSub(&bucket_counts[bucket], 1u) - 1;
                             if (at < room) out[at] = listing;
                           });
 }
@@ -899,10 +903,9 @@ class CudaWorld final : public WorldBackend {
         find_cell_pairs(moving,
                         std::max<std::size_t>(moving_records_.size(), pending.moving_listings),
                         std::max<std::size_t>(cell_pairs_.size(), pending.pairs), stream);
-        host_pending_.copy_small_from_device(pending_.data(), 1, stream);
+        hand_over_pending(stream);
         synchronize(stream);
         pending = host_pending_[0];  // what the checks above read is not counted again
-        reset_pending(stream);
       }
       if (walked_moving_) walk_stats(pending, stats.moving);
     }
@@ -1151,10 +1154,10 @@ class CudaWorld final : public WorldBackend {
     return stage_times_ && stage_stats && stage_stats->samples > 0 ? stage_stats->last_ms : 0.0;
   }
 
-  // Pending as between steps, queued on `stream`.
-  void reset_pending(StreamHandle stream) {
-    clear_pending<<<1, 1, 0, stream>>>(pending_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching clear_pending");
+  // Pending handed to host_pending_ and left as between steps, queued on `stream`.
+  void hand_over_pending(StreamHandle stream) {
+    copy_and_clear_pending<<<1, 1, 0, stream>>>(pending_.data(), host_pending_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching copy_and_clear_pending");
   }
 
   // The table's changes since the last step: the per-slot arrays grown (keeping the boxes),
@@ -1355,9 +1358,14 @@ class CudaWorld final : public WorldBackend {
   // with Pending).
   void count_moving_listings(std::uint32_t moving, StreamHandle stream) {
     buckets_ = moving_buckets_for(moving);
+    const std::size_t capacity_before = bucket_counts_.capacity();
     bucket_counts_.resize_discarding(std::size_t{buckets_.count} + 1);
     bucket_offsets_.resize_discarding(std::size_t{buckets_.count} + 1);
-    bucket_counts_.fill_zero(stream);
+    if (!buckets_clear_ || bucket_counts_.capacity() != capacity_before) {  // or new memory
+      rsw::detail::fill_bytes_zero(bucket_counts_.data(),
+                                   bucket_counts_.capacity() * sizeof(std::uint32_t), stream);
+    }
+    buckets_clear_ = false;  // until write_moving_listings has taken every count down
     count_moving_buckets<<<blocks_for(moving), kThreads, 0, stream>>>(
         view_, buckets_, moving_.data(), moving, listed_boxes(), categories_.data(),
         bucket_counts_.data(), pending_.data());
@@ -1402,12 +1410,13 @@ class CudaWorld final : public WorldBackend {
       lost_buffer_.resize_discarding(pair_count_);  // lost, of the last step
     }
     if (view_.cells == 0 || moving == 0 || listing_room == 0) return;
-    rsw::detail::fill_bytes_zero(bucket_counts_.data(), std::size_t{buckets_.count} * 4, stream);
+    if (buckets_clear_) count_moving_listings(moving, stream);  // the counts were taken down
     write_moving_listings<<<blocks_for(moving), kThreads, 0, stream>>>(
         view_, buckets_, moving_.data(), moving, listed_boxes(), categories_.data(),
         bucket_offsets_.data(), bucket_counts_.data(), listing_room, moving_records_.data(),
         pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching write_moving_listings");
+    buckets_clear_ = true;
     const std::size_t chunks = (listing_room + 31) / 32;
     const auto blocks = static_cast<unsigned int>(
         std::min<std::size_t>((chunks + kWarps - 1) / kWarps, std::size_t{8192}));
@@ -1456,7 +1465,7 @@ class CudaWorld final : public WorldBackend {
         pair_room = std::max(cell_pairs_.capacity(), std::size_t{8} * count);
       }
       find_cell_pairs(count, listing_room, pair_room, stream);
-      host_pending_.copy_small_from_device(pending_.data(), 1, stream);
+      if (walked_moving_) hand_over_pending(stream);
     }
     stats.moving = {};
     stats.moving.backend = Backend::Cuda;
@@ -1464,7 +1473,6 @@ class CudaWorld final : public WorldBackend {
     if (walked_moving_) {
       synchronize(stream);
       const Pending pending = host_pending_[0];
-      reset_pending(stream);
       stats.moving.excluded_boxes = pending.excluded;
       walk_stats(pending, stats.moving);
       stats.moving_ms = 0;  // the walk is part of the look-up
@@ -1484,8 +1492,8 @@ class CudaWorld final : public WorldBackend {
            moving_masks_.data()},
           pending_.data());
       RSW_CUDA_CHECK_LAUNCH("launching gather_moving");
-      host_pending_.copy_small_from_device(pending_.data(), 1, stream);
     }
+    hand_over_pending(stream);
     BoxSource source;
     source.form = BoxSource::Form::Device;
     source.count = count;
@@ -1506,16 +1514,13 @@ class CudaWorld final : public WorldBackend {
                   stats.moving);
     } catch (...) {
       sweep_ = make_cuda_sweep();  // its carried state may be half-written
-      reset_pending(stream);
       throw;
     }
     stats.moving.backend = Backend::Cuda;
     stats.moving_ms =
         stats.moving.keys_ms + stats.moving.sort_ms + stats.moving.list_ms + stats.moving.sweep_ms;
     synchronize(stream);  // the sweep waited already; this is free
-    const Pending pending = host_pending_[0];
-    reset_pending(stream);
-    return pending;
+    return host_pending_[0];
   }
 
   // The moving proxies' sweep in the static cells, as BroadPhaseStats count a frame's.
@@ -1597,7 +1602,8 @@ class CudaWorld final : public WorldBackend {
   bool walked_moving_ = false;      ///< this step swept the moving proxies in the static cells
   bool walked_events_ = false;      ///< and found its events there (see cell_pairs)
   bool statics_since_step_ = true;  ///< statics listed since the last step that stood
-  DeviceBuffer<std::uint32_t> bucket_counts_;  ///< counted, then the buckets' fill
+  DeviceBuffer<std::uint32_t> bucket_counts_;  ///< zero between steps (buckets_clear_)
+  bool buckets_clear_ = false;                 ///< bucket_counts_ is zero in all its capacity
   DeviceBuffer<unsigned long long> bucket_offsets_;
   DeviceBuffer<StaticListing> moving_records_;
   std::size_t moving_listings_ = 0;
