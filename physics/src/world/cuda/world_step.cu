@@ -533,6 +533,11 @@ constexpr int kCellPairsBlocks = 3;
 /// listings after its own.
 enum Walk : int { kSmallStatics, kLongStatics, kMovingListings };
 
+/// A pair of slots named by its proxies' ids, with the slots' generations.
+__device__ inline ProxyPair named_pair(Pair p, const std::uint32_t* generations) {
+  return {{p.a, generations[p.a]}, {p.b, generations[p.b]}};
+}
+
 /// What cell_pairs needs to find the step's events as it walks: the boxes of both steps by
 /// slot, and where found and lost go.
 struct EventsOut {
@@ -542,6 +547,11 @@ struct EventsOut {
   unsigned long long found_capacity;
   Pair* lost;
   unsigned long long lost_capacity;
+  /// Where found and lost also go named by their proxies (with the slots' generations), so
+  /// that their device spans need no pass of their own; null: they are not named here.
+  const std::uint32_t* generations;
+  ProxyPair* named_found;
+  ProxyPair* named_lost;
 };
 
 /// A pair's steps, as the events' walk classifies it: a pair at this step, at the last, both;
@@ -639,7 +649,11 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
           const bool in = kind == 0 ? (steps & kNow) != 0 : steps == (kind == 1 ? kNow : kThen);
           const unsigned int ins = __ballot_sync(kFullWarp, in);
           const unsigned long long at = next + __popc(ins & lanes_below);
-          if (in && at < capacities[kind]) outs[kind][at] = buffer[k];
+          if (in && at < capacities[kind]) {
+            outs[kind][at] = buffer[k];
+            ProxyPair* named = kind == 1 ? events.named_found : events.named_lost;
+            if (kind > 0 && named != nullptr) named[at] = named_pair(buffer[k], events.generations);
+          }
           next += __popc(ins);
         }
       }
@@ -693,70 +707,80 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
       j = entries.of(cell, m.min_s);
       end = view.small_start[cell + 1];
     }
-    while (__any_sync(kFullWarp, active)) {
-      const bool moving_walk = walk == kMovingListings;
-      const StaticListing* from = moving_walk ? moving_listings : statics;
-      StaticListing t[kQueryUnroll];
-      bool loaded[kQueryUnroll];
+    // The lanes walk the statics together and then the moving listings together, so that the
+    // warp runs one kind of walk at a time.
+    bool moving_next = false;  // the lane walks the moving listings once the statics are done
+    for (;;) {
+      while (__any_sync(kFullWarp, active)) {
+        const bool moving_walk = walk == kMovingListings;
+        const StaticListing* from = moving_walk ? moving_listings : statics;
+        StaticListing t[kQueryUnroll];
+        bool loaded[kQueryUnroll];
 #pragma unroll
-      for (int u = 0; u < kQueryUnroll; ++u) {
-        loaded[u] = active && j + u < end;
-        if (loaded[u]) t[u] = from[j + u];
-      }
-      bool run = true;  // every listing so far is in the walk's run
-      bool hit[kQueryUnroll];
-      std::uint8_t steps[kQueryUnroll];
-#pragma unroll
-      for (int u = 0; u < kQueryUnroll; ++u) {
-        if (moving_walk) {
-          run = run && loaded[u] && (t[u].place & kCellBits) == cell &&
-                moving_steps.step_of(t[u].min_s) <= last_step;
-          moving_candidates += run ? 1u : 0u;
-          hit[u] = run && moving_meet(e, t[u]) && admitted(m, t[u].slot);
-        } else {
-          run = run && loaded[u] && t[u].min_s <= m.max_s;
-          hit[u] = run && meets_in_cell(view, cell, m, t[u]) && admitted(m, t[u].slot);
+        for (int u = 0; u < kQueryUnroll; ++u) {
+          loaded[u] = active && j + u < end;
+          if (loaded[u]) t[u] = from[j + u];
         }
-        steps[u] = kNow;
-        if constexpr (kEvents) {  // a static's box is the same at both steps
+        bool run = true;  // every listing so far is in the walk's run
+        bool hit[kQueryUnroll];
+        std::uint8_t steps[kQueryUnroll];
+#pragma unroll
+        for (int u = 0; u < kQueryUnroll; ++u) {
           if (moving_walk) {
-            steps[u] = kAsk;
-          } else if (hit[u]) {
-            steps[u] = (overlap(lane_boxes[0][threadIdx.x], t[u]) ? kNow : 0) |
-                       (overlap(lane_boxes[1][threadIdx.x], t[u]) ? kThen : 0);
-            hit[u] = steps[u] != 0;
+            run = run && loaded[u] && (t[u].place & kCellBits) == cell &&
+                  moving_steps.step_of(t[u].min_s) <= last_step;
+            moving_candidates += run ? 1u : 0u;
+            hit[u] = run && moving_meet(e, t[u]) && admitted(m, t[u].slot);
+          } else {
+            run = run && loaded[u] && t[u].min_s <= m.max_s;
+            hit[u] = run && meets_in_cell(view, cell, m, t[u]) && admitted(m, t[u].slot);
           }
-        } else {
-          moving_pairs += moving_walk && hit[u] ? 1u : 0u;
+          steps[u] = kNow;
+          if constexpr (kEvents) {  // a static's box is the same at both steps
+            if (moving_walk) {
+              steps[u] = kAsk;
+            } else if (hit[u]) {
+              steps[u] = (overlap(lane_boxes[0][threadIdx.x], t[u]) ? kNow : 0) |
+                         (overlap(lane_boxes[1][threadIdx.x], t[u]) ? kThen : 0);
+              hit[u] = steps[u] != 0;
+            }
+          } else {
+            moving_pairs += moving_walk && hit[u] ? 1u : 0u;
+          }
+          candidates += run ? 1u : 0u;
         }
-        candidates += run ? 1u : 0u;
-      }
-      if (active) {  // on, or to the next walk that has listings to test
-        if (run) {
-          j += kQueryUnroll;
-        } else if (walk == kSmallStatics && view.long_start[cell] < view.long_start[cell + 1]) {
-          walk = kLongStatics;
-          j = view.long_start[cell];
-          end = view.long_start[cell + 1];
-        } else if (kMovingWalk && walk != kMovingListings) {
-          walk = kMovingListings;
-          j = k + 1;
-          end = count;
-        } else {
-          active = false;
+        if (active) {  // on, or to the next walk that has listings to test
+          if (run) {
+            j += kQueryUnroll;
+          } else if (walk == kSmallStatics && view.long_start[cell] < view.long_start[cell + 1]) {
+            walk = kLongStatics;
+            j = view.long_start[cell];
+            end = view.long_start[cell + 1];
+          } else if (kMovingWalk && walk != kMovingListings) {
+            walk = kMovingListings;
+            j = k + 1;
+            end = count;
+            active = false;
+            moving_next = true;
+          } else {
+            active = false;
+          }
         }
-      }
 #pragma unroll
-      for (int u = 0; u < kQueryUnroll; ++u) {
-        const unsigned int hits = __ballot_sync(kFullWarp, hit[u]);
-        const std::uint32_t at = held + __popc(hits & lanes_below);
-        if (hit[u]) {
-          buffer[at] = ordered_pair(e.slot, t[u].slot);
-          if constexpr (kEvents) buffer_steps[at] = steps[u];
+        for (int u = 0; u < kQueryUnroll; ++u) {
+          const unsigned int hits = __ballot_sync(kFullWarp, hit[u]);
+          const std::uint32_t at = held + __popc(hits & lanes_below);
+          if (hit[u]) {
+            buffer[at] = ordered_pair(e.slot, t[u].slot);
+            if constexpr (kEvents) buffer_steps[at] = steps[u];
+          }
+          held += __popc(hits);
         }
-        held += __popc(hits);
+        if (held > kWarpPairs - kQueryUnroll * 32) flush();
       }
-      if (held > kWarpPairs - kQueryUnroll * 32) flush();
+      if (!__any_sync(kFullWarp, moving_next)) break;
+      active = moving_next;
+      moving_next = false;
     }
   }
   if (held > 0) flush();
@@ -831,7 +855,7 @@ struct PairsToName {
   ProxyPair* out = nullptr;
 };
 
-/// Thread i: pair i of `first` and then of `second`, named with the slots' generations.
+/// Thread i: pair i of `first` and then of `second`, named (named_pair).
 __global__ void name_pairs(PairsToName first, PairsToName second,
                            const std::uint32_t* generations) {
   std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
@@ -839,8 +863,7 @@ __global__ void name_pairs(PairsToName first, PairsToName second,
   const PairsToName& set = in_first ? first : second;
   if (!in_first) i -= first.count;
   if (i >= set.count) return;
-  const Pair p = set.pairs[i];
-  set.out[i] = {{p.a, generations[p.a]}, {p.b, generations[p.b]}};
+  set.out[i] = named_pair(set.pairs[i], generations);
 }
 
 struct Widen {
@@ -939,6 +962,10 @@ class CudaWorld final : public WorldBackend {
     pairs_sorted_ = false;
     statics_since_step_ = false;
     ready_ = {};
+    if (names_events_) {  // the walk named them
+      ready_[static_cast<std::size_t>(PairSet::Found)].device = true;
+      ready_[static_cast<std::size_t>(PairSet::Lost)].device = true;
+    }
     profiler_.end_frame();
     profiler_.flush();
     stats.upload_ms = last_ms("upload");
@@ -1420,9 +1447,21 @@ class CudaWorld final : public WorldBackend {
     const std::size_t chunks = (listing_room + 31) / 32;
     const auto blocks = static_cast<unsigned int>(
         std::min<std::size_t>((chunks + kWarps - 1) / kWarps, std::size_t{8192}));
-    const EventsOut events{boxes_.data(),        {last_step_boxes_.data(), last_slots_},
-                           found_buffer_.data(), found_buffer_.size(),
-                           lost_buffer_.data(),  lost_buffer_.size()};
+    auto& named_found = named_[static_cast<std::size_t>(PairSet::Found)];
+    auto& named_lost = named_[static_cast<std::size_t>(PairSet::Lost)];
+    if (names_events_) {
+      named_found.resize_discarding(found_buffer_.size());
+      named_lost.resize_discarding(lost_buffer_.size());
+    }
+    const EventsOut events{boxes_.data(),
+                           {last_step_boxes_.data(), last_slots_},
+                           found_buffer_.data(),
+                           found_buffer_.size(),
+                           lost_buffer_.data(),
+                           lost_buffer_.size(),
+                           generations_.data(),
+                           names_events_ ? named_found.data() : nullptr,
+                           names_events_ ? named_lost.data() : nullptr};
     const auto launch = [&](auto kernel) {
       kernel<<<blocks, kThreads, 0, stream>>>(
           query_view(), walk_entries_, buckets_.steps, moving_records_.data(), pending_.data(),
@@ -1451,6 +1490,7 @@ class CudaWorld final : public WorldBackend {
     // The walk finds the events too when every proxy of the last step is alive and the statics
     // are as they were then.
     walked_events_ = walked_moving_ && !statics_since_step_ && table_.released().empty();
+    names_events_ = walked_events_ && !options.sorted_events;
     {
       auto timer = timed("query");
       // Room for the last step's listings and an eighth more (at first four a moving proxy),
@@ -1601,6 +1641,7 @@ class CudaWorld final : public WorldBackend {
   bool grid_serves_moving_ = true;          ///< see walks_moving
   bool walked_moving_ = false;      ///< this step swept the moving proxies in the static cells
   bool walked_events_ = false;      ///< and found its events there (see cell_pairs)
+  bool names_events_ = false;       ///< and named them there too (in named_), unsorted
   bool statics_since_step_ = true;  ///< statics listed since the last step that stood
   DeviceBuffer<std::uint32_t> bucket_counts_;  ///< zero between steps (buckets_clear_)
   bool buckets_clear_ = false;                 ///< bucket_counts_ is zero in all its capacity
