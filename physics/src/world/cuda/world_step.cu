@@ -592,7 +592,8 @@ __device__ inline std::uint8_t steps_paired(const EventsOut& events, Pair p) {
 /// boxes (ListedBoxes), so that the walk meets every pair of either step; each pair met is
 /// tested at both steps (a static against the lane's two boxes, kept in shared memory; two
 /// moving proxies by steps_paired when the buffer is flushed) and goes to `out` when it is one
-/// now, to found when it is one only now, to lost when only at the last step. That needs the
+/// now, to found when it is one only now, to lost when only at the last step (found and lost
+/// also named by their proxies when `events` asks for it). That needs the
 /// statics as they were at the last step and every proxy of the last step alive (the host sees
 /// to both).
 template <bool kFilters, bool kMovingWalk, bool kEvents>
