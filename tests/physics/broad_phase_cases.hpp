@@ -148,7 +148,7 @@ TEST_F(BroadPhaseCases, FilterBits) {
       categories[i] = 1u << (generator() % 4);
       masks[i] = generator() % 16;  // some boxes collide with nothing
     }
-    const physics::FilterArrays filter{categories, masks};
+    const physics::FilterArrays filter{.categories = categories, .masks = masks};
     physics::BroadPhase broad_phase({.backend = tested_backend()});
     broad_phase.update(boxes, filter);
     const auto expected = oracle_pairs(boxes, filter);
@@ -168,7 +168,7 @@ TEST_F(BroadPhaseCases, CategoriesWithFullMasksPairLikeNoFilter) {
   std::mt19937 generator(seed);
   for (std::uint32_t& category : categories)
     category = generator() % 8 == 0 ? 0u : 1u << (generator() % 32);
-  const physics::FilterArrays filter{categories, masks};
+  const physics::FilterArrays filter{.categories = categories, .masks = masks};
   physics::BroadPhase broad_phase({.backend = tested_backend()});
   broad_phase.update(boxes, filter);
   EXPECT_TRUE(same_pair_set(oracle_pairs(boxes, filter), broad_phase.find_pairs()))

@@ -9,6 +9,7 @@
 #include "rsw/engine/stream.hpp"
 #include "rsw/physics/bounds.hpp"
 #include "rsw_test/cuda_device.hpp"
+#include "world_scenes.hpp"
 
 namespace rsw::test {
 
@@ -88,7 +89,7 @@ TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
     categories[i] = 1u << (generator() % 4);
     masks[i] = static_cast<std::uint32_t>(generator() % 16);
   }
-  const auto expected = oracle_pairs(boxes, {categories, masks});
+  const auto expected = oracle_pairs(boxes, {.categories = categories, .masks = masks});
   const physics::DeviceAabbStore device_boxes = on_device(boxes);
   DeviceBuffer<std::uint32_t> device_categories;
   DeviceBuffer<std::uint32_t> device_masks;
@@ -98,7 +99,8 @@ TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
     for (const bool brute_force : {false, true}) {
       physics::BroadPhase broad_phase({.backend = backend, .brute_force = brute_force});
       for (int frame = 0; frame < 2; ++frame) {
-        broad_phase.update(device_boxes.view(), {device_categories.span(), device_masks.span()});
+        broad_phase.update(device_boxes.view(),
+                           {.categories = device_categories.span(), .masks = device_masks.span()});
         const auto on_device = to_host(broad_phase.find_pairs_device());
         EXPECT_TRUE(same_pair_set(expected, on_device))
             << "seed " << seed << ", " << to_string(backend)
@@ -180,6 +182,78 @@ TEST(BroadPhaseDeviceInput, MismatchedDeviceArraysAreRejected) {
   arrays.max_z.size = 9;
   physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
   EXPECT_THROW(broad_phase.update(arrays), Error);
+}
+
+// Worlds on the GPU: random scenes of many worlds (shared geometry, empty worlds, one world,
+// each box its own world, filter bits) from host and device arrays, in both modes, against the
+// reference written apart; then world ids out of range, from host and device arrays.
+TEST(BroadPhaseWorldsGpu, RandomScenesOfManyWorldsAgreeWithTheReference) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  std::mt19937 random(seed);
+  physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
+  for (int scene_index = 0; scene_index < 60; ++scene_index) {
+    const auto layout = static_cast<WorldLayout>(scene_index % kWorldLayouts);
+    const WorldScene scene = make_world_scene(layout, 20011, random);
+    const bool cells = scene_index % 4 != 3;
+    const bool device = scene_index % 2 == 1;
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", scene " + std::to_string(scene_index) + ": " +
+                 scene.description + (cells ? ", cells" : ", axis sweep") +
+                 (device ? ", device arrays" : ""));
+    broad_phase.set_options(
+        {.backend = rsw::Backend::Cuda,
+         .mode = cells ? physics::SweepMode::Cells : physics::SweepMode::AxisSweep});
+    const std::vector<physics::Pair> expected = reference_world_pairs(scene);
+    if (device) {
+      const physics::DeviceAabbStore boxes = on_device(scene.boxes);
+      DeviceBuffer<std::uint32_t> categories;
+      DeviceBuffer<std::uint32_t> masks;
+      DeviceBuffer<std::uint32_t> worlds;
+      categories.upload(scene.categories);
+      masks.upload(scene.masks);
+      worlds.upload(scene.worlds);
+      broad_phase.update(boxes.view(), {categories.span(), masks.span(), worlds.span()});
+      ASSERT_TRUE(same_pair_set(expected, to_host(broad_phase.find_pairs_device())));
+    } else {
+      broad_phase.update(scene.boxes, scene.filter());
+    }
+    ASSERT_TRUE(same_pair_set(expected, broad_phase.find_pairs()));
+  }
+}
+
+TEST(BroadPhaseWorldsGpu, AWorldIdOutOfRangeIsAnErrorNamingTheBox) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  for (const std::size_t count : {std::size_t{1}, std::size_t{1009}}) {
+    const std::vector<physics::Aabb> boxes(count, physics::Aabb{{0, 0, 0}, {1, 1, 1}});
+    std::vector<std::uint32_t> worlds(count, 0);
+    const std::size_t bad = count / 2;
+    worlds[bad] = physics::kMaxWorld + 1;
+    const physics::DeviceAabbStore device_boxes = on_device(boxes);
+    DeviceBuffer<std::uint32_t> device_worlds;
+    device_worlds.upload(worlds);
+    physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
+    for (const bool device : {false, true}) {
+      try {
+        if (device) {
+          broad_phase.update(device_boxes.view(), {.worlds = device_worlds.span()});
+        } else {
+          broad_phase.update(boxes, {.worlds = worlds});
+        }
+        FAIL() << "world " << worlds[bad] << " was taken";
+      } catch (const Error& error) {
+        EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+        EXPECT_NE(std::string(error.what())
+                      .find("worlds[" + std::to_string(bad) + "] is " +
+                            std::to_string(physics::kMaxWorld + 1)),
+                  std::string::npos)
+            << error.what();
+      }
+    }
+    // The next frame is whole: box `bad` alone in kMaxWorld, the others in world 0.
+    worlds[bad] = physics::kMaxWorld;
+    broad_phase.update(boxes, {.worlds = worlds});
+    EXPECT_EQ(broad_phase.find_pairs().size(), (count - 1) * (count - 2) / 2);
+  }
 }
 
 }  // namespace rsw::test

@@ -206,7 +206,7 @@ TEST(BroadPhaseProperty, RandomScenesAgreeWithBruteForce) {
         masks.push_back(~(1u << bits(random)));
       }
     }
-    const physics::FilterArrays filter{categories, masks};
+    const physics::FilterArrays filter{.categories = categories, .masks = masks};
     broad_phase.set_options(
         {.backend = Backend::Cpu,
          .axis = kAxes[std::uniform_int_distribution<std::size_t>(0, kAxes.size() - 1)(random)],

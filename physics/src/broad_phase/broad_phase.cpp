@@ -13,9 +13,11 @@ namespace rsw::physics {
 namespace {
 
 // Filter arrays are optional; given, they hold one entry per box.
-void check_filter_sizes(std::size_t count, std::size_t categories, std::size_t masks) {
+void check_filter_sizes(std::size_t count, std::size_t categories, std::size_t masks,
+                        std::size_t worlds) {
   if (categories != 0) detail::check_sizes(count, {categories}, "categories");
   if (masks != 0) detail::check_sizes(count, {masks}, "masks");
+  if (worlds != 0) detail::check_sizes(count, {worlds}, "worlds");
 }
 
 // Where the options send the next frame, and the backend that reports for it.
@@ -108,7 +110,7 @@ BroadPhase& BroadPhase::operator=(BroadPhase&&) noexcept = default;
 void BroadPhase::update(std::span<const Aabb> boxes, FilterArrays filter) {
   const std::size_t count = boxes.size();
   detail::check_sizes(count, {}, "boxes");
-  check_filter_sizes(count, filter.categories.size(), filter.masks.size());
+  check_filter_sizes(count, filter.categories.size(), filter.masks.size(), filter.worlds.size());
   impl_->run_frame({.form = detail::BoxSource::Form::HostAos,
                     .count = count,
                     .host_aos = boxes,
@@ -121,7 +123,7 @@ void BroadPhase::update(const AabbArrays& boxes, FilterArrays filter) {
                       {boxes.min_y.size(), boxes.min_z.size(), boxes.max_x.size(),
                        boxes.max_y.size(), boxes.max_z.size()},
                       "AabbArrays");
-  check_filter_sizes(count, filter.categories.size(), filter.masks.size());
+  check_filter_sizes(count, filter.categories.size(), filter.masks.size(), filter.worlds.size());
   impl_->run_frame({.form = detail::BoxSource::Form::HostSoa,
                     .count = count,
                     .host_soa = boxes,
@@ -134,7 +136,7 @@ void BroadPhase::update(const DeviceAabbArrays& boxes, DeviceFilterArrays filter
       count,
       {boxes.min_y.size, boxes.min_z.size, boxes.max_x.size, boxes.max_y.size, boxes.max_z.size},
       "DeviceAabbArrays");
-  check_filter_sizes(count, filter.categories.size, filter.masks.size);
+  check_filter_sizes(count, filter.categories.size, filter.masks.size, filter.worlds.size);
   impl_->run_frame({.form = detail::BoxSource::Form::Device,
                     .count = count,
                     .device = boxes,

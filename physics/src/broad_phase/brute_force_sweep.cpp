@@ -10,7 +10,7 @@
 namespace rsw::physics::detail {
 namespace {
 
-// Every overlapping pair of `boxes` whose filter bits admit it, in (a, b) order.
+// Every overlapping pair of `boxes` whose filter bits and worlds admit it, in (a, b) order.
 void test_every_pair(const HostBoxes& boxes, std::vector<Pair>& pairs) {
   pairs.clear();
   const std::size_t count = boxes.size();
@@ -22,8 +22,10 @@ void test_every_pair(const HostBoxes& boxes, std::vector<Pair>& pairs) {
           overlap =
               boxes.min[axis][a] <= boxes.max[axis][b] && boxes.min[axis][b] <= boxes.max[axis][a];
         }
-        if (overlap && filters_pass(boxes.categories[a], boxes.masks[a], boxes.categories[b],
-                                    boxes.masks[b])) {
+        if (overlap &&
+            filters_pass(boxes.categories[a], boxes.masks[a], boxes.categories[b],
+                         boxes.masks[b]) &&
+            boxes.worlds_meet(a, b)) {
           pairs.push_back({static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)});
         }
       }

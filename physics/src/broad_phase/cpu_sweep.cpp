@@ -40,6 +40,16 @@ struct SortedBoxes {
   /// Some box's mask leaves a category out. Otherwise every listed pair passes the filter
   /// (listed boxes have a category), and the sweep need not look the bits up.
   bool masked = false;
+  /// The boxes' worlds in sorted order; empty: every box in world 0.
+  std::vector<std::uint32_t> worlds;
+
+  /// Whether sorted boxes i and j pass each other's filter bits and worlds.
+  bool admitted(std::size_t i, std::size_t j) const {
+    const BoxRecord& p = records[i];
+    const BoxRecord& q = records[j];
+    if (masked && !filters_pass(p.category, p.mask, q.category, q.mask)) return false;
+    return worlds.empty() || worlds_meet(worlds[i], worlds[j]);
+  }
 
   void gather(const HostBoxes& boxes, std::span<const std::uint32_t> order, int threads) {
     const std::size_t count = order.size();
@@ -66,6 +76,12 @@ struct SortedBoxes {
             records[j] = packed[order[j]];
         },
         threads);
+    worlds.clear();
+    if (!boxes.worlds.empty()) {
+      resize_host(worlds, count, "the worlds of the sorted boxes");
+      for (std::size_t j = 0; j < count; ++j)
+        worlds[j] = boxes.worlds[order[j]];
+    }
   }
 };
 
@@ -80,12 +96,14 @@ bool overlap_across(const BoxRecord& p, const BoxRecord& q, int u, int v) {
          p.min[v] <= q.max[v];
 }
 
-// Adds the pair of sorted boxes i and j, by original index, if their filter bits admit it.
+// Adds the pair of sorted boxes i and j, by original index, if their filter bits and worlds
+// admit it.
 void report_if_admitted(const SortedBoxes& sorted, std::size_t i, std::size_t j,
                         SweepResult& result) {
   const BoxRecord& p = sorted.records[i];
   const BoxRecord& q = sorted.records[j];
   if (!filters_pass(p.category, p.mask, q.category, q.mask)) return;
+  if (!sorted.worlds.empty() && !worlds_meet(sorted.worlds[i], sorted.worlds[j])) return;
   const std::uint32_t a = sorted.ids[i];
   const std::uint32_t b = sorted.ids[j];
   result.pairs.push_back(a < b ? Pair{a, b} : Pair{b, a});
@@ -214,11 +232,7 @@ void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, const CellList
       const std::uint32_t home = grid.cell_id(grid.cell_u(std::max(r.min_u, q.min_u)),
                                               grid.cell_v(std::max(r.min_v, q.min_v)));
       if (home != r.cell) continue;  // another cell's
-      if (sorted.masked) {
-        const BoxRecord& p = sorted.records[listing.boxes[e]];
-        const BoxRecord& o = sorted.records[listing.boxes[f]];
-        if (!filters_pass(p.category, p.mask, o.category, o.mask)) continue;
-      }
+      if (!sorted.admitted(listing.boxes[e], listing.boxes[f])) continue;
       result.pairs.push_back(r.id < q.id ? Pair{r.id, q.id} : Pair{q.id, r.id});
     }
   }

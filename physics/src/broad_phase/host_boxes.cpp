@@ -55,6 +55,15 @@ std::size_t finish_loading(FilterArrays filter, InvalidBoxes policy, HostBoxes& 
   } else {
     std::ranges::copy(filter.masks, out.masks.begin());
   }
+  out.worlds.clear();
+  if (!filter.worlds.empty()) {
+    const auto bad = std::ranges::find_if_not(filter.worlds, is_world);
+    if (bad != filter.worlds.end()) {
+      throw world_out_of_range(static_cast<std::size_t>(bad - filter.worlds.begin()), *bad);
+    }
+    resize_host(out.worlds, count, "the worlds of the boxes");
+    std::ranges::copy(filter.worlds, out.worlds.begin());
+  }
 
   // Per chunk: the invalid boxes, excluded (category 0) unless the policy rejects them, and
   // the first of them.
@@ -90,6 +99,7 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
   FilterArrays filter = boxes.host_filter;
   std::vector<std::uint32_t> downloaded_categories;
   std::vector<std::uint32_t> downloaded_masks;
+  std::vector<std::uint32_t> downloaded_worlds;
   switch (boxes.form) {
     case BoxSource::Form::HostAos:
       for (std::size_t i = 0; i < count; ++i) {
@@ -131,12 +141,20 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
       }
       download(downloaded_categories, boxes.device_filter.categories);
       download(downloaded_masks, boxes.device_filter.masks);
+      download(downloaded_worlds, boxes.device_filter.worlds);
       synchronize(boxes.stream);
-      filter = {downloaded_categories, downloaded_masks};
+      filter = {downloaded_categories, downloaded_masks, downloaded_worlds};
       break;
     }
   }
   return finish_loading(filter, policy, out, threads);
+}
+
+Error world_out_of_range(std::size_t index, std::uint32_t world) {
+  return Error(ErrorKind::InvalidArgument, "worlds[" + std::to_string(index) + "] is " +
+                                               std::to_string(world) + ": a world id is at most " +
+                                               std::to_string(kMaxWorld) +
+                                               " (2^24 - 1), or kAllWorlds (0xFFFFFFFF)");
 }
 
 std::string describe_invalid_box(std::size_t index, const float (&low)[3], const float (&high)[3]) {

@@ -220,7 +220,7 @@ class CpuWorld final : public WorldBackend {
       moving_masks_[i] = table_.masks()[moving[i]];
     }
     const std::size_t count = moving.size();
-    const FilterArrays filter{moving_categories_, moving_masks_};
+    const FilterArrays filter{.categories = moving_categories_, .masks = moving_masks_};
     try {
       sweep_->run({.form = BoxSource::Form::HostAos,
                    .count = count,

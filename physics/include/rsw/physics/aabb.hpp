@@ -44,11 +44,22 @@ struct AabbArrays {
   ///@}
 };
 
+/// The world of shared geometry: a box in it pairs with the boxes of every world, and with
+/// other boxes in it.
+inline constexpr std::uint32_t kAllWorlds = 0xFFFFFFFFu;
+/// The largest world id a box may carry, besides kAllWorlds.
+inline constexpr std::uint32_t kMaxWorld = (1u << 24) - 1;
+
 /// Collision filtering: boxes a and b may pair only if (category_a & mask_b) != 0 and
 /// (category_b & mask_a) != 0. Every box defaults to category 1 and mask 0xFFFFFFFF.
+/// Worlds: boxes of two different worlds never pair (kAllWorlds pairs with every world), so
+/// that many independent copies of a scene can share one frame; filter bits still apply
+/// within a world. Every box defaults to world 0.
 struct FilterArrays {
   std::span<const std::uint32_t> categories;  ///< one per box; empty: every box in category 1
   std::span<const std::uint32_t> masks;       ///< one per box; empty: every mask 0xFFFFFFFF
+  std::span<const std::uint32_t> worlds;      ///< one per box (at most kMaxWorld, or
+                                              ///< kAllWorlds); empty: every box in world 0
 };
 
 /// True when the closed boxes overlap on every axis.
@@ -61,6 +72,16 @@ constexpr bool overlaps(const Aabb& a, const Aabb& b) noexcept {
 constexpr bool filters_pass(std::uint32_t category_a, std::uint32_t mask_a,
                             std::uint32_t category_b, std::uint32_t mask_b) noexcept {
   return (category_a & mask_b) != 0 && (category_b & mask_a) != 0;
+}
+
+/// True when boxes of worlds a and b may pair: the same world, or one of them kAllWorlds.
+constexpr bool worlds_meet(std::uint32_t world_a, std::uint32_t world_b) noexcept {
+  return world_a == world_b || world_a == kAllWorlds || world_b == kAllWorlds;
+}
+
+/// True for a world id a box may carry: at most kMaxWorld, or kAllWorlds.
+constexpr bool is_world(std::uint32_t world) noexcept {
+  return world <= kMaxWorld || world == kAllWorlds;
 }
 
 }  // namespace rsw::physics

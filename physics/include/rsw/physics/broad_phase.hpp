@@ -104,6 +104,7 @@ struct DeviceAabbArrays {
 struct DeviceFilterArrays {
   rsw::DeviceSpan<const std::uint32_t> categories;  ///< one per box, or empty
   rsw::DeviceSpan<const std::uint32_t> masks;       ///< one per box, or empty
+  rsw::DeviceSpan<const std::uint32_t> worlds;      ///< one per box, or empty
 };
 
 /// What the last frame did. Times in milliseconds (CUDA events on the GPU, the host clock on

@@ -71,6 +71,7 @@ class CudaSweep final : public SweepBackend {
     sort_boxes(boxes, count, request, stream);
     const kernels::FrameCounters frame =
         list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
+    if (frame.first_bad_world != BoxSummary::kNoBox) throw bad_world(boxes, frame.first_bad_world);
     if (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject) {
       throw Error(ErrorKind::InvalidArgument, describe_box(boxes, frame.summary.first_invalid));
     }
@@ -182,11 +183,13 @@ class CudaSweep final : public SweepBackend {
         view.stride = 1;
         view.categories = source.device_filter.categories.data;
         view.masks = source.device_filter.masks.data;
+        view.worlds = source.device_filter.worlds.data;
         return view;
       }
     }
     view.categories = upload_filter(source.host_filter.categories, categories_);
     view.masks = upload_filter(source.host_filter.masks, masks_);
+    view.worlds = upload_filter(source.host_filter.worlds, worlds_);
     return view;
   }
 
@@ -381,7 +384,7 @@ class CudaSweep final : public SweepBackend {
   // (sweep_cells, test_candidates) that the frame needs.
   template <class Launch>
   static void for_variant(bool cells, const kernels::BoxView& boxes, Launch&& launch) {
-    const bool filters = boxes.categories != nullptr || boxes.masks != nullptr;
+    const bool filters = boxes.filtered();
     if (cells) {
       if (filters) return launch(std::true_type{}, std::true_type{});
       return launch(std::true_type{}, std::false_type{});
@@ -458,6 +461,18 @@ class CudaSweep final : public SweepBackend {
     return host_frame_[0];
   }
 
+  // The error for the box with a world id out of range, read from the device; the frame's
+  // counters are readied for the next frame.
+  Error bad_world(const kernels::BoxView& boxes, std::uint32_t box) {
+    std::uint32_t world = 0;
+    rsw::detail::copy_device_to_host(&world, boxes.worlds + box, sizeof(world), stream_handle_);
+    const std::uint32_t none = BoxSummary::kNoBox;
+    rsw::detail::copy_host_to_device(&frame_.data()->first_bad_world, &none, sizeof(none),
+                                     stream_handle_);
+    synchronize(stream_handle_);
+    return world_out_of_range(box, world);
+  }
+
   // "box 7 has ...", from the box's coordinates on the device.
   std::string describe_box(const kernels::BoxView& boxes, std::uint32_t box) {
     float low[3];
@@ -487,6 +502,7 @@ class CudaSweep final : public SweepBackend {
   std::array<DeviceBuffer<float>, 6> arrays_;
   DeviceBuffer<std::uint32_t> categories_;
   DeviceBuffer<std::uint32_t> masks_;
+  DeviceBuffer<std::uint32_t> worlds_;
   // Sorting.
   DeviceBuffer<kernels::PackedBox> packed_;  // the user's boxes, in last frame's order
   DeviceBuffer<std::uint32_t> order_;        // the coherence state: last frame's sorted order

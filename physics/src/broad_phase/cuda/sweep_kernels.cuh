@@ -77,6 +77,7 @@ struct BoxView {
   std::uint32_t stride;
   const std::uint32_t* categories;  // nullptr: every box in category 1
   const std::uint32_t* masks;       // nullptr: every mask all ones
+  const std::uint32_t* worlds;      // nullptr: every box in world 0
 
   __device__ void load(std::uint32_t box, float (&low)[3], float (&high)[3]) const {
     const std::size_t at = std::size_t{box} * stride;
@@ -92,6 +93,14 @@ struct BoxView {
   __device__ std::uint32_t mask(std::uint32_t box) const {
     return masks != nullptr ? masks[box] : 0xFFFFFFFFu;
   }
+  /// Whether boxes a and b may pair by their worlds.
+  __device__ bool worlds_meet(std::uint32_t a, std::uint32_t b) const {
+    return worlds == nullptr || physics::worlds_meet(worlds[a], worlds[b]);
+  }
+  /// Whether the box's filter arrays are read at all (else every box has the defaults).
+  bool filtered() const {
+    return categories != nullptr || masks != nullptr || worlds != nullptr;
+  }
 };
 
 /// Device state of one frame, read back by the host at its two waits. Nothing resets it at
@@ -104,6 +113,8 @@ struct FrameCounters {
   unsigned long long pairs;            ///< pairs found; more than the buffer holds means: again
   unsigned long long long_runs;        ///< listings with more than kSweepSteps candidates
   unsigned long long long_candidates;  ///< the rest of the long runs' candidates
+  std::uint32_t first_bad_world;       ///< the first box with a world id out of range, or
+                                       ///< kNoBox (summarize_boxes; the host resets it)
   BoxSummary running;                  ///< summarize_boxes' blocks merge theirs into this one
   unsigned int summarized_blocks;      ///< blocks of summarize_boxes that have merged theirs
 
@@ -111,6 +122,7 @@ struct FrameCounters {
   static FrameCounters between_frames() {
     FrameCounters frame{};
     frame.running = BoxSummary::empty();
+    frame.first_bad_world = BoxSummary::kNoBox;
     return frame;
   }
 };
@@ -247,6 +259,9 @@ __global__ void __launch_bounds__(kThreads)
       if (at >= count) break;
       const auto box = static_cast<std::uint32_t>(at);
       const bool valid = box_is_valid(low[k], high[k]);
+      if (boxes.worlds != nullptr && !is_world(boxes.worlds[box])) {
+        atomicMin(&frame->first_bad_world, box);
+      }
       if (valid) {
         summary.add(low[k], high[k]);
       } else {
@@ -470,7 +485,7 @@ __device__ inline bool overlap_across(const SweepRecord& e, const float4& f) {
 }
 
 /// Whether listings e and f, which overlap, are reported in this cell (is_home_cell) and pass
-/// each other's filter bits.
+/// each other's filter bits and worlds.
 template <bool kCells, bool kFilters>
 __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const BoxView& filters) {
   if constexpr (kCells) {
@@ -478,7 +493,8 @@ __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const Bo
   }
   if constexpr (kFilters) {
     return (filters.category(e.box) & filters.mask(f.box)) != 0 &&
-           (filters.category(f.box) & filters.mask(e.box)) != 0;
+           (filters.category(f.box) & filters.mask(e.box)) != 0 &&
+           filters.worlds_meet(e.box, f.box);
   }
   return true;
 }

@@ -1540,8 +1540,10 @@ class CudaWorld final : public WorldBackend {
     source.count = count;
     source.device = {moving_arrays_[0].span(), moving_arrays_[1].span(), moving_arrays_[2].span(),
                      moving_arrays_[3].span(), moving_arrays_[4].span(), moving_arrays_[5].span()};
-    if (table_.filtered() > 0)
-      source.device_filter = {moving_categories_.span(), moving_masks_.span()};
+    if (table_.filtered() > 0) {
+      source.device_filter.categories = moving_categories_.span();
+      source.device_filter.masks = moving_masks_.span();
+    }
     source.stream = stream;
     try {
       sweep_->run(source,
