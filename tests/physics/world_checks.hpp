@@ -50,7 +50,10 @@ struct WorldModel {
             q.options.motion == physics::Motion::Static) {
           continue;
         }
-        if (physics::overlaps(p.box, q.box) &&
+        const bool same_world = p.options.world == q.options.world ||
+                                p.options.world == physics::kAllWorlds ||
+                                q.options.world == physics::kAllWorlds;
+        if (physics::overlaps(p.box, q.box) && same_world &&
             physics::filters_pass(p.options.category, p.options.mask, q.options.category,
                                   q.options.mask)) {
           pairs.push_back({live[i].first, live[j].first});  // the map's order: a < b
@@ -104,6 +107,10 @@ class WorldScript {
  public:
   WorldScript(std::uint32_t seed, float region) : generator_(seed), region_(region) {}
 
+  /// From here on a third of the created proxies go to world 1, 2 or kMaxWorld, or to
+  /// kAllWorlds (the rest to world 0).
+  void use_worlds() { worlds_ = true; }
+
   physics::Aabb random_box() {
     std::uniform_real_distribution<float> position(0, region_);
     std::uniform_int_distribution<int> size(1, 4);
@@ -124,6 +131,10 @@ class WorldScript {
     if (std::bernoulli_distribution(0.2)(generator_)) {
       options.category = 1u << std::uniform_int_distribution<int>(0, 2)(generator_);
       options.mask = std::uniform_int_distribution<std::uint32_t>(0, 7)(generator_);
+    }
+    if (worlds_ && std::bernoulli_distribution(1.0 / 3)(generator_)) {
+      constexpr std::uint32_t kWorlds[] = {1, 2, physics::kMaxWorld, physics::kAllWorlds};
+      options.world = kWorlds[std::uniform_int_distribution<int>(0, 3)(generator_)];
     }
     options.user = generator_();
     return options;
@@ -229,6 +240,7 @@ class WorldScript {
 
  private:
   std::mt19937 generator_;
+  bool worlds_ = false;
   float region_;
 };
 

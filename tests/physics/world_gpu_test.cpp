@@ -52,6 +52,17 @@ TEST(WorldGpu, ARandomScriptMatchesTheOracleAtEveryStep) {
   script.run(world, model, 1000);
 }
 
+TEST(WorldGpu, ARandomScriptWithWorldsMatchesTheOracleAtEveryStep) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  WorldScript script(seed, 10);
+  script.use_worlds();
+  script.run(world, model, 600);
+}
+
 TEST(WorldGpu, ARandomScriptWithSortedEventsMatchesTheOracleInOrder) {
   RSW_REQUIRE_CUDA_DEVICE();
   const std::uint32_t seed = std::random_device{}();

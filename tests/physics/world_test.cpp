@@ -203,5 +203,60 @@ TEST_P(CpuWorlds, MassCreationAndDestructionAndRefilling) {
   step_and_check(world, model, "refilled, all moving");
 }
 
+TEST_P(CpuWorlds, ProxiesOfDifferentWorldsNeverPairAndSharedOnesPairWithAll) {
+  World world(options());
+  const ProxyId ground = world.create(Aabb{{-50, -1, -50}, {50, 0, 50}},
+                                      {.motion = Motion::Static, .world = physics::kAllWorlds});
+  const Aabb crate_box{{0, 0, 0}, {1, 1, 1}};
+  const ProxyId first = world.create(crate_box, {.world = 3});
+  const ProxyId copy = world.create(crate_box, {.world = physics::kMaxWorld});
+  const ProxyId neighbour = world.create(crate_box, {.world = 3});
+  world.step();
+  std::vector<ProxyPair> expected = {
+      {ground, first}, {ground, copy}, {ground, neighbour}, {first, neighbour}};
+  std::ranges::sort(expected);
+  EXPECT_EQ(as_vector(world.pairs()), expected);
+  EXPECT_EQ(as_vector(world.events().found), expected);
+  // A shared moving box meets every world's crates.
+  const ProxyId shared =
+      world.create(Aabb{{0.5f, 0.5f, 0.5f}, {2, 2, 2}}, {.world = physics::kAllWorlds});
+  world.step();
+  std::vector<ProxyPair> found = {{first, shared}, {copy, shared}, {neighbour, shared}};
+  std::ranges::sort(found);
+  EXPECT_EQ(as_vector(world.events().found), found);
+  EXPECT_TRUE(world.events().lost.empty());
+}
+
+TEST_P(CpuWorlds, ARandomScriptWithWorldsMatchesTheOracleAtEveryStep) {
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world(options());
+  WorldModel model;
+  WorldScript script(seed, 10);
+  script.use_worlds();
+  script.run(world, model, GetParam() ? 200 : 500);
+}
+
+TEST_P(CpuWorlds, AWorldIdOutOfRangeIsAnErrorAndCreatesNothing) {
+  World world(options());
+  const std::vector<Aabb> boxes(3, Aabb{{0, 0, 0}, {1, 1, 1}});
+  std::vector<ProxyId> ids(3);
+  for (const std::uint32_t bad : {physics::kMaxWorld + 1, 0xFFFFFFFEu}) {
+    try {
+      world.create(boxes, {.world = bad}, ids);
+      FAIL() << "world " << bad << " was taken";
+    } catch (const rsw::Error& error) {
+      EXPECT_EQ(error.kind(), rsw::ErrorKind::InvalidArgument);
+      EXPECT_NE(std::string(error.what()).find("ProxyOptions::world is " + std::to_string(bad)),
+                std::string::npos)
+          << error.what();
+    }
+  }
+  EXPECT_EQ(world.size(), 0u);
+  world.create(boxes, {.world = physics::kMaxWorld}, ids);
+  world.step();
+  EXPECT_EQ(world.pairs().size(), 3u);
+}
+
 }  // namespace
 }  // namespace rsw::test

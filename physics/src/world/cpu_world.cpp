@@ -97,6 +97,7 @@ class HostStaticCells {
     StaticCellsView view = view_;
     view.categories = table.categories().data();
     view.masks = table.masks().data();
+    view.worlds = table.worlds().data();
     return view;
   }
   std::size_t listings() const { return listings_.size(); }
@@ -214,13 +215,15 @@ class CpuWorld final : public WorldBackend {
     resize_host(moving_boxes_, moving.size(), "the moving boxes");
     resize_host(moving_categories_, moving.size(), "the moving filter bits");
     resize_host(moving_masks_, moving.size(), "the moving filter bits");
+    resize_host(moving_worlds_, moving.size(), "the moving proxies' worlds");
     for (std::size_t i = 0; i < moving.size(); ++i) {
       moving_boxes_[i] = table_.boxes[moving[i]];
       moving_categories_[i] = table_.categories()[moving[i]];
       moving_masks_[i] = table_.masks()[moving[i]];
+      moving_worlds_[i] = table_.worlds()[moving[i]];
     }
     const std::size_t count = moving.size();
-    const FilterArrays filter{.categories = moving_categories_, .masks = moving_masks_};
+    const FilterArrays filter{moving_categories_, moving_masks_, moving_worlds_};
     try {
       sweep_->run({.form = BoxSource::Form::HostAos,
                    .count = count,
@@ -271,8 +274,8 @@ class CpuWorld final : public WorldBackend {
         float high[3];
         corners(table_.boxes[slot], low, high);
         if (options.invalid_boxes == InvalidBoxes::Exclude && !box_is_valid(low, high)) continue;
-        const MovingQuery query =
-            make_query(statics, low, high, table_.categories()[slot], table_.masks()[slot]);
+        const MovingQuery query = make_query(statics, low, high, table_.categories()[slot],
+                                             table_.masks()[slot], table_.worlds()[slot]);
         candidates += query_static_cells(statics, query, [&](std::uint32_t other) {
           keys.push_back(pair_key(slot, other, 32));
         });
@@ -311,7 +314,8 @@ class CpuWorld final : public WorldBackend {
         if (!valid(s)) continue;
         if (overlaps(table_.boxes[m], table_.boxes[s]) &&
             filters_pass(table_.categories()[m], table_.masks()[m], table_.categories()[s],
-                         table_.masks()[s])) {
+                         table_.masks()[s]) &&
+            worlds_meet(table_.worlds()[m], table_.worlds()[s])) {
           keys_.push_back(pair_key(m, s, 32));
         }
       }
@@ -328,6 +332,7 @@ class CpuWorld final : public WorldBackend {
   std::vector<Aabb> moving_boxes_;
   std::vector<std::uint32_t> moving_categories_;
   std::vector<std::uint32_t> moving_masks_;
+  std::vector<std::uint32_t> moving_worlds_;
   std::vector<std::vector<std::uint64_t>> found_by_part_;
   std::vector<std::size_t> candidates_by_part_;
   std::size_t candidates_ = 0;

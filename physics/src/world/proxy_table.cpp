@@ -9,9 +9,9 @@
 namespace rsw::physics::detail {
 namespace {
 
-bool has_default_filters(std::uint32_t category, std::uint32_t mask) {
+bool has_default_filters(std::uint32_t category, std::uint32_t mask, std::uint32_t world) {
   const ProxyOptions defaults;
-  return category == defaults.category && mask == defaults.mask;
+  return category == defaults.category && mask == defaults.mask && world == defaults.world;
 }
 
 // A slot's first generation: the world's seed and the slot mixed (splitmix64's finalizer),
@@ -36,6 +36,7 @@ void ProxyTable::reserve(std::size_t count, Motion motion) {
   reserve_geometric(generations_, size);
   reserve_geometric(categories_, size);
   reserve_geometric(masks_, size);
+  reserve_geometric(worlds_, size);
   reserve_geometric(users_, size);
   reserve_geometric(states_, size);
   reserve_geometric(positions_, size);
@@ -56,6 +57,7 @@ std::uint32_t ProxyTable::allocate(const ProxyOptions& options) {
     generations_.push_back(first_generation(seed_, slot));
     categories_.push_back(0);
     masks_.push_back(0);
+    worlds_.push_back(0);
     users_.push_back(0);
     states_.push_back(SlotState::Free);
     positions_.push_back(0);
@@ -68,8 +70,9 @@ std::uint32_t ProxyTable::allocate(const ProxyOptions& options) {
   positions_[slot] = static_cast<std::uint32_t>(list.size() - 1);
   categories_[slot] = options.category;
   masks_[slot] = options.mask;
+  worlds_[slot] = options.world;
   users_[slot] = options.user;
-  if (!has_default_filters(options.category, options.mask)) ++filtered_;
+  if (!has_default_filters(options.category, options.mask, options.world)) ++filtered_;
   return slot;
 }
 
@@ -80,7 +83,7 @@ void ProxyTable::release(std::uint32_t slot) {
   positions_[list[position]] = position;
   list.pop_back();
   states_[slot] = SlotState::Free;
-  if (!has_default_filters(categories_[slot], masks_[slot])) --filtered_;
+  if (!has_default_filters(categories_[slot], masks_[slot], worlds_[slot])) --filtered_;
   categories_[slot] = 0;
   released_.push_back(slot);
 }

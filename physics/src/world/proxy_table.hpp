@@ -60,8 +60,9 @@ class ProxyTable {
   /// Slots ever used: the size of every per-slot array.
   std::size_t slots() const noexcept { return states_.size(); }
   std::size_t live() const noexcept { return moving_.size() + statics_.size(); }
-  /// Live proxies whose filter bits are not the defaults (category 1, every mask bit): with
-  /// none, every pair passes the filter and the backends skip reading the bits.
+  /// Live proxies whose filter bits or world are not the defaults (category 1, every mask
+  /// bit, world 0): with none, every pair passes the filter and the backends skip reading
+  /// the bits.
   std::size_t filtered() const noexcept { return filtered_; }
 
   /// Per slot. A free slot keeps its last generation and has category 0 (it pairs with
@@ -71,6 +72,7 @@ class ProxyTable {
   std::span<const std::uint32_t> generations() const noexcept { return generations_; }
   std::span<const std::uint32_t> categories() const noexcept { return categories_; }
   std::span<const std::uint32_t> masks() const noexcept { return masks_; }
+  std::span<const std::uint32_t> worlds() const noexcept { return worlds_; }
   std::span<const SlotState> states() const noexcept { return states_; }
   std::uint64_t user(std::uint32_t slot) const noexcept { return users_[slot]; }
   ///@}
@@ -89,6 +91,7 @@ class ProxyTable {
   std::vector<std::uint32_t> generations_;
   std::vector<std::uint32_t> categories_;
   std::vector<std::uint32_t> masks_;
+  std::vector<std::uint32_t> worlds_;
   std::vector<std::uint64_t> users_;
   std::vector<SlotState> states_;
   std::vector<std::uint32_t> positions_;  // where a live slot stands in its motion's list

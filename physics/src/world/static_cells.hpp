@@ -73,9 +73,10 @@ struct StaticCellsView {
   const std::uint32_t* small_start = nullptr;
   const std::uint32_t* long_start = nullptr;
   const StaticListing* listings = nullptr;
-  /// Filter bits by slot.
+  /// Filter bits and worlds by slot (no worlds: every proxy in world 0).
   const std::uint32_t* categories = nullptr;
   const std::uint32_t* masks = nullptr;
+  const std::uint32_t* worlds = nullptr;
 };
 
 /// Whether a static box is short enough on s for the backward scan. Evaluated in float the way
@@ -114,15 +115,16 @@ struct MovingQuery {
   float min_s, max_s;
   std::uint32_t category;
   std::uint32_t mask;
+  std::uint32_t world;
 };
 
 RSW_HOST_DEVICE inline MovingQuery make_query(const StaticCellsView& statics, const float (&low)[3],
                                               const float (&high)[3], std::uint32_t category,
-                                              std::uint32_t mask) {
+                                              std::uint32_t mask, std::uint32_t world) {
   const int u = statics.grid.axis_u;
   const int v = statics.grid.axis_v;
   const int s = statics.axis;
-  return {low[u], high[u], low[v], high[v], low[s], high[s], category, mask};
+  return {low[u], high[u], low[v], high[v], low[s], high[s], category, mask, world};
 }
 
 /// Whether the moving box and static listing t, met in `cell`, overlap on every axis and the
@@ -139,12 +141,18 @@ RSW_HOST_DEVICE inline bool meets_in_cell(const StaticCellsView& statics, std::u
   return grid.cell_id(grid.cell_u(home_u), grid.cell_v(home_v)) == cell;
 }
 
+/// Whether the moving box and the proxy in `slot` pass each other's filter bits and worlds.
+RSW_HOST_DEVICE inline bool admits(const StaticCellsView& statics, const MovingQuery& m,
+                                   std::uint32_t slot) {
+  return filters_pass(m.category, m.mask, statics.categories[slot], statics.masks[slot]) &&
+         (statics.worlds == nullptr || worlds_meet(m.world, statics.worlds[slot]));
+}
+
 /// Whether the moving box and static listing t, met in `cell`, make a pair reported there:
-/// they meet there and the filter bits admit it.
+/// they meet there and their filter bits and worlds admit it.
 RSW_HOST_DEVICE inline bool pairs_in_cell(const StaticCellsView& statics, std::uint32_t cell,
                                           const MovingQuery& m, const StaticListing& t) {
-  return meets_in_cell(statics, cell, m, t) &&
-         filters_pass(m.category, m.mask, statics.categories[t.slot], statics.masks[t.slot]);
+  return meets_in_cell(statics, cell, m, t) && admits(statics, m, t.slot);
 }
 
 /// Calls report(slot) for every static proxy that the moving box overlaps, each once (one

@@ -66,6 +66,12 @@ struct World::Impl {
 
   // Slots for `count` new proxies. Room for all is made first, so that a failure creates none.
   std::vector<std::uint32_t> allocate(std::size_t count, const ProxyOptions& proxy) {
+    if (!is_world(proxy.world)) {
+      throw Error(ErrorKind::InvalidArgument,
+                  "World::create: ProxyOptions::world is " + std::to_string(proxy.world) +
+                      ": a world id is at most " + std::to_string(kMaxWorld) +
+                      " (2^24 - 1), or kAllWorlds (0xFFFFFFFF)");
+    }
     std::vector<std::uint32_t> slots;
     resize_host(slots, count, "the slots of the new proxies");
     detail::reserve_geometric(moved, moved.size() + count);

@@ -78,6 +78,8 @@ struct ProxyOptions {
   Motion motion = Motion::Moving;    ///< static or moving, for the proxy's life
   std::uint32_t category = 1;        ///< filter bits, as in FilterArrays
   std::uint32_t mask = 0xFFFFFFFFu;  ///< filter bits, as in FilterArrays
+  std::uint32_t world = 0;           ///< as in FilterArrays: proxies of different worlds never
+                                     ///< pair; kAllWorlds pairs with every world
   std::uint64_t user = 0;            ///< the caller's value, kept with the proxy
 };
 

@@ -232,18 +232,25 @@ __global__ void set_reaches(StaticListing* listings, const float* reaches, std::
   if (j < count) listings[j].place = __float_as_uint(reaches[j]);
 }
 
-/// The moving proxies' boxes as the sweep reads them (six arrays) and their filter bits; the
-/// first invalid one noted.
+/// The moving proxies' boxes as the sweep reads them (six arrays), their filter bits and
+/// worlds; the first invalid one noted.
 struct MovingArrays {
   float* min[3];
   float* max[3];
   std::uint32_t* categories;
   std::uint32_t* masks;
+  std::uint32_t* worlds;
+};
+
+/// Filter bits and worlds by slot.
+struct SlotFilters {
+  const std::uint32_t* categories;
+  const std::uint32_t* masks;
+  const std::uint32_t* worlds;
 };
 
 __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, const Aabb* boxes,
-                              const std::uint32_t* categories, const std::uint32_t* masks,
-                              MovingArrays out, Pending* pending) {
+                              SlotFilters filters, MovingArrays out, Pending* pending) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   if (i >= count) return;
   const std::uint32_t slot = moving[i];
@@ -255,8 +262,9 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
     out.min[axis][i] = low[axis];
     out.max[axis][i] = high[axis];
   }
-  out.categories[i] = categories[slot];
-  out.masks[i] = masks[slot];
+  out.categories[i] = filters.categories[slot];
+  out.masks[i] = filters.masks[slot];
+  out.worlds[i] = filters.worlds[slot];
   if (!box_is_valid(low, high)) atomicMin(&pending->first_invalid, i);
 }
 
@@ -671,7 +679,7 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
   };
   const auto admitted = [&](const MovingQuery& m, std::uint32_t slot) {
     if constexpr (kFilters) {
-      return filters_pass(m.category, m.mask, view.categories[slot], view.masks[slot]);
+      return admits(view, m, slot);
     } else {
       return true;
     }
@@ -693,10 +701,11 @@ __global__ void __launch_bounds__(kThreads, kCellPairsBlocks)
     if (active) {
       e = moving_listings[k];
       cell = e.place & kCellBits;
-      m = {e.min_u, e.max_u, e.min_v, e.max_v, e.min_s, e.max_s, 1u, 0xFFFFFFFFu};
+      m = {e.min_u, e.max_u, e.min_v, e.max_v, e.min_s, e.max_s, 1u, 0xFFFFFFFFu, 0u};
       if constexpr (kFilters) {
         m.category = view.categories[e.slot];
         m.mask = view.masks[e.slot];
+        m.world = view.worlds[e.slot];
       }
       last_step = moving_steps.step_of(e.max_s);
       if constexpr (kEvents) {
@@ -1197,6 +1206,7 @@ class CudaWorld final : public WorldBackend {
       generations_.upload(table_.generations(), stream);
       categories_.upload(table_.categories(), stream);
       masks_.upload(table_.masks(), stream);
+      worlds_.upload(table_.worlds(), stream);
       states_.upload(table_.states(), stream);
       moving_.upload(table_.moving(), stream);
       statics_.upload(table_.statics(), stream);
@@ -1378,6 +1388,7 @@ class CudaWorld final : public WorldBackend {
     StaticCellsView view = view_;
     view.categories = categories_.data();
     view.masks = masks_.data();
+    view.worlds = worlds_.data();
     return view;
   }
 
@@ -1523,14 +1534,16 @@ class CudaWorld final : public WorldBackend {
       array.resize_discarding(count);
     moving_categories_.resize_discarding(count);
     moving_masks_.resize_discarding(count);
+    moving_worlds_.resize_discarding(count);
     if (count > 0) {
       auto timer = timed("query");
       gather_moving<<<blocks_for(count), kThreads, 0, stream>>>(
-          moving_.data(), count, boxes_.data(), categories_.data(), masks_.data(),
+          moving_.data(), count, boxes_.data(), {categories_.data(), masks_.data(), worlds_.data()},
           {{moving_arrays_[0].data(), moving_arrays_[1].data(), moving_arrays_[2].data()},
            {moving_arrays_[3].data(), moving_arrays_[4].data(), moving_arrays_[5].data()},
            moving_categories_.data(),
-           moving_masks_.data()},
+           moving_masks_.data(),
+           moving_worlds_.data()},
           pending_.data());
       RSW_CUDA_CHECK_LAUNCH("launching gather_moving");
     }
@@ -1543,6 +1556,7 @@ class CudaWorld final : public WorldBackend {
     if (table_.filtered() > 0) {
       source.device_filter.categories = moving_categories_.span();
       source.device_filter.masks = moving_masks_.span();
+      source.device_filter.worlds = moving_worlds_.span();
     }
     source.stream = stream;
     try {
@@ -1603,6 +1617,7 @@ class CudaWorld final : public WorldBackend {
   DeviceBuffer<std::uint32_t> generations_;
   DeviceBuffer<std::uint32_t> categories_;
   DeviceBuffer<std::uint32_t> masks_;
+  DeviceBuffer<std::uint32_t> worlds_;
   DeviceBuffer<SlotState> states_;
   DeviceBuffer<std::uint32_t> moving_;   // the table's moving list
   DeviceBuffer<std::uint32_t> statics_;  // the table's static list
@@ -1637,6 +1652,7 @@ class CudaWorld final : public WorldBackend {
   std::array<DeviceBuffer<float>, 6> moving_arrays_;
   DeviceBuffer<std::uint32_t> moving_categories_;
   DeviceBuffer<std::uint32_t> moving_masks_;
+  DeviceBuffer<std::uint32_t> moving_worlds_;
   // Their listings in the static cells (the last step's number, for the next step's room),
   // and the pairs found there.
   std::pair<float, float> static_range_s_;  ///< the statics' lowest min_s and highest max_s
