@@ -5,6 +5,7 @@
 //   radixsweep-bench sort --n 16M --dist uniform,sorted --algo onesweep,cub --mode keys,pairs
 //   radixsweep-bench broadphase --n 100K,1M --scene uniform --backend cpu,cuda
 //   radixsweep-bench broadphase --boxes my_boxes.csv --pairs-out pairs.csv
+//   radixsweep-bench worlds --worlds 8192,64 --boxes-per-world 16,4096
 //   radixsweep-bench soak --n 1M --frames 10000 --cluster-every 100
 //   radixsweep-bench render --n 1M --path upload,interop
 #include <CLI/CLI.hpp>
@@ -21,6 +22,7 @@
 #include "soak_bench.hpp"
 #include "sort_bench.hpp"
 #include "world_bench.hpp"
+#include "worlds_bench.hpp"
 #if RSW_BENCH_RENDER
 #include "render_bench.hpp"
 #endif
@@ -30,8 +32,9 @@ namespace {
 // Limits of the count options: wide enough for any real run, narrow enough that a typo or a
 // negative number (which CLI11 would wrap around) is refused.
 constexpr std::size_t kMostRuns = 10'000'000;
-constexpr std::size_t kMostBoxes = 0xFFFFFFFEu;  // the broad phase's 32-bit box indices
-constexpr std::size_t kMostKeys = 0xFFFFFFFFu;   // 32-bit values index the keys
+constexpr std::size_t kMostBoxes = 0xFFFFFFFEu;            // the broad phase's 32-bit box indices
+constexpr std::size_t kMostKeys = 0xFFFFFFFFu;             // 32-bit values index the keys
+constexpr std::size_t kMostWorlds = std::size_t{1} << 24;  // ids up to kMaxWorld
 constexpr std::size_t kMostCopyBytes = std::size_t{1} << 40;
 #if RSW_BENCH_RENDER
 constexpr std::size_t kMostInstances = std::size_t{1} << 28;
@@ -239,6 +242,38 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
 
+  CLI::App* worlds = app.add_subcommand(
+      "worlds",
+      "Many independent worlds in one frame: BroadPhase with world ids beside the "
+      "worlds apart in space and, on the GPU, an all-pairs kernel per world");
+  worlds->fallthrough();
+  std::vector<std::string> worlds_counts = {"1024"};
+  std::vector<std::string> worlds_boxes = {"64"};
+  rsw::bench::WorldsBenchOptions worlds_options{.backends = {"cpu"}};
+  if (has_device) worlds_options.backends = {"cuda"};
+  worlds->add_option("--worlds", worlds_counts, "Worlds (8192, 64; comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  worlds
+      ->add_option("--boxes-per-world", worlds_boxes, "Boxes in each world (16, 4096; comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  worlds->add_option("--backend", worlds_options.backends, "cpu, cuda (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  worlds
+      ->add_option("--pairs-per-box", worlds_options.pairs_per_box,
+                   "Partners a box has in its world, about")
+      ->check(rsw::cli::finite_range(0.01, 1e4))
+      ->capture_default_str();
+  worlds->add_option("--frames", worlds_options.frames, "Timed frames")
+      ->check(runs_range(1))
+      ->capture_default_str();
+  worlds->add_option("--warmup", worlds_options.warmup, "Untimed frames before them")
+      ->check(runs_range(0))
+      ->capture_default_str();
+
   CLI::App* soak = app.add_subcommand(
       "soak", "Many broad-phase frames, some clustered: pairs checked, memory held flat");
   soak->fallthrough();
@@ -325,6 +360,11 @@ int main(int argc, char** argv) {
       world_options.sizes = parse_sizes(world_sizes, "--n", kMostBoxes, "proxies");
       world_options.stage_times = world_stage_times == "on";
     }
+    if (worlds->parsed()) {
+      worlds_options.worlds = parse_sizes(worlds_counts, "--worlds", kMostWorlds, "worlds");
+      worlds_options.boxes_per_world =
+          parse_sizes(worlds_boxes, "--boxes-per-world", kMostBoxes, "boxes");
+    }
     if (soak->parsed()) {
       soak_options.boxes = parse_sizes({soak_size}, "--n", kMostBoxes, "boxes").front();
     }
@@ -340,6 +380,7 @@ int main(int argc, char** argv) {
     if (sort->parsed()) run_sort_bench(sort_options, report);
     if (broadphase->parsed()) run_broadphase_bench(broadphase_options, report);
     if (world->parsed()) run_world_bench(world_options, report);
+    if (worlds->parsed()) run_worlds_bench(worlds_options, report);
     if (soak->parsed()) run_soak_bench(soak_options, report);
 #if RSW_BENCH_RENDER
     if (render->parsed()) run_render_bench(render_options, report);
