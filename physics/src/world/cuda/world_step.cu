@@ -585,8 +585,8 @@ __device__ inline std::uint8_t steps_paired(const EventsOut& events, Pair p) {
   return (now ? kNow : 0) | (paired_at(events.last, p) ? kThen : 0);
 }
 
-/// The pairs found in the static cells. The moving proxies are listed in the static cells and
-/// sorted by (cell, step of min_s), and a warp takes 32 consecutive listings, a lane each:
+/// The pairs found in the static cells. The moving proxies are listed in the static cells in
+/// order of bucket (cell, step of min_s), and a warp takes 32 consecutive listings, a lane each:
 /// query_static_cells's walk in that cell (from the proxy's entry into the small statics, in
 /// place of the binary search, kQueryUnroll listings at a time up to its max_s, then the cell's
 /// long statics, if it has any), and with kMovingWalk a sweep over the moving listings after its
