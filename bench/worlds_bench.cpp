@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -44,7 +45,8 @@ WorldsScene make_scene(std::size_t worlds, std::size_t per_world, double pairs_p
   const double pitch = std::ceil(side + 2.0);
   scene.boxes = with_host_allocation("the worlds' boxes", count * sizeof(physics::Aabb),
                                      [&] { return std::vector<physics::Aabb>(count); });
-  scene.apart = scene.boxes;
+  scene.apart = with_host_allocation("the worlds' boxes apart", count * sizeof(physics::Aabb),
+                                     [&] { return std::vector<physics::Aabb>(count); });
   scene.worlds.resize(count);
   scene.offsets.resize(worlds + 1);
   std::mt19937 random(seed);
@@ -93,8 +95,7 @@ void run_worlds_bench(const WorldsBenchOptions& options, Report& report) {
       const WorldsScene scene =
           make_scene(worlds, per_world, options.pairs_per_box, std::random_device{}());
       const std::string dist = std::to_string(per_world) + "/world";
-      std::size_t expected = 0;
-      bool have_expected = false;
+      std::optional<std::size_t> expected;  // the first method's pairs
       const auto add = [&](Row row, const std::string& algo, std::size_t pairs) {
         row.bench = "worlds";
         row.algo = algo;
@@ -105,14 +106,11 @@ void run_worlds_bench(const WorldsBenchOptions& options, Report& report) {
         row.metrics["boxes_per_world"] = per_world;
         row.metrics["pairs"] = pairs;
         row.metrics["us_per_world"] = row.ms_median * 1000.0 / static_cast<double>(worlds);
-        if (have_expected && pairs != expected) {
+        if (!expected) expected = pairs;
+        if (pairs != *expected) {
           report.fail(algo + " found " + std::to_string(pairs) + " pairs in " +
                       std::to_string(worlds) + " worlds of " + std::to_string(per_world) +
-                      " boxes, where the first method found " + std::to_string(expected));
-        }
-        if (!have_expected) {
-          expected = pairs;
-          have_expected = true;
+                      " boxes, where the first method found " + std::to_string(*expected));
         }
         report.add(std::move(row));
       };
@@ -130,11 +128,10 @@ void run_worlds_bench(const WorldsBenchOptions& options, Report& report) {
           apart.upload(host.view());
           DeviceBuffer<std::uint32_t> world_ids;
           world_ids.upload(scene.worlds);
-          synchronize(nullptr);
-#if RSW_HAVE_CUDA
           DeviceBuffer<std::uint32_t> offsets;
           offsets.upload(scene.offsets);
           synchronize(nullptr);
+#if RSW_HAVE_CUDA
           WorldAllPairs all_pairs;
           Row row = time_frames(
               options,
