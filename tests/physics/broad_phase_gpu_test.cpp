@@ -221,6 +221,44 @@ TEST(BroadPhaseWorldsGpu, RandomScenesOfManyWorldsAgreeWithTheReference) {
   }
 }
 
+TEST(BroadPhaseWorldsGpu, WorldsInOneRegionAreSweptApart) {
+  // As on the CPU: 300 worlds of 40 boxes in one region cost no more candidates than the
+  // worlds each alone; with a shared ground under them, every box meets it.
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  std::mt19937 random(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  constexpr std::uint32_t kWorlds = 300;
+  constexpr std::size_t kPerWorld = 40;
+  for (const physics::SweepMode mode : {physics::SweepMode::Cells, physics::SweepMode::AxisSweep}) {
+    WorldScene scene;
+    std::size_t alone = 0;  // candidates of the worlds swept one at a time
+    physics::BroadPhase one_world({.backend = rsw::Backend::Cuda, .mode = mode});
+    for (std::uint32_t w = 0; w < kWorlds; ++w) {
+      std::vector<physics::Aabb> world;
+      for (std::size_t i = 0; i < kPerWorld; ++i)
+        world.push_back(world_box(random));
+      one_world.update(world);
+      alone += one_world.stats().candidates;
+      scene.boxes.insert(scene.boxes.end(), world.begin(), world.end());
+      scene.worlds.insert(scene.worlds.end(), kPerWorld, w);
+    }
+    scene.categories.assign(scene.boxes.size(), 1u);
+    scene.masks.assign(scene.boxes.size(), ~0u);
+    physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda, .mode = mode});
+    broad_phase.update(scene.boxes, scene.filter());
+    EXPECT_LE(broad_phase.stats().candidates, alone + alone / 2);
+    EXPECT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+
+    scene.boxes.push_back({{-1, -1, -1}, {9, 0.5f, 9}});
+    scene.worlds.push_back(physics::kAllWorlds);
+    scene.categories.push_back(1u);
+    scene.masks.push_back(~0u);
+    broad_phase.update(scene.boxes, scene.filter());
+    EXPECT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+  }
+}
+
 TEST(BroadPhaseWorldsGpu, AWorldIdOutOfRangeIsAnErrorNamingTheBox) {
   RSW_REQUIRE_CUDA_DEVICE();
   for (const std::size_t count : {std::size_t{1}, std::size_t{1009}}) {

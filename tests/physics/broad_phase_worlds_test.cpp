@@ -105,6 +105,44 @@ TEST(BroadPhaseWorlds, RandomScenesOfManyWorldsAgreeWithTheReference) {
   }
 }
 
+TEST(BroadPhaseWorlds, WorldsInOneRegionAreSweptApart) {
+  // 300 worlds of 40 boxes in the same region: each world has cells of its own, so the sweep
+  // tests no more candidates than the worlds do each alone (testing one world's boxes against
+  // another's would cost about 300 times as many).
+  const std::uint32_t seed = seed_for_worlds();
+  std::mt19937 random(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (RSW_PROPERTY_SEED)");
+  constexpr std::uint32_t kWorlds = 300;
+  constexpr std::size_t kPerWorld = 40;
+  std::vector<Aabb> boxes;
+  std::vector<std::uint32_t> worlds;
+  std::size_t alone = 0;  // candidates of the worlds swept one at a time
+  for (const physics::SweepMode mode : {physics::SweepMode::Cells, physics::SweepMode::AxisSweep}) {
+    boxes.clear();
+    worlds.clear();
+    alone = 0;
+    physics::BroadPhase one_world({.backend = Backend::Cpu, .mode = mode});
+    for (std::uint32_t w = 0; w < kWorlds; ++w) {
+      std::vector<Aabb> world;
+      for (std::size_t i = 0; i < kPerWorld; ++i)
+        world.push_back(world_box(random));
+      one_world.update(world);
+      alone += one_world.stats().candidates;
+      boxes.insert(boxes.end(), world.begin(), world.end());
+      worlds.insert(worlds.end(), kPerWorld, w);
+    }
+    physics::BroadPhase broad_phase({.backend = Backend::Cpu, .mode = mode});
+    broad_phase.update(boxes, {.worlds = worlds});
+    EXPECT_LE(broad_phase.stats().candidates, alone + alone / 2);
+    WorldScene scene;
+    scene.boxes = boxes;
+    scene.worlds = worlds;
+    scene.categories.assign(boxes.size(), 1u);
+    scene.masks.assign(boxes.size(), ~0u);
+    EXPECT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+  }
+}
+
 TEST(BroadPhaseWorlds, AWorldIdOutOfRangeIsAnErrorNamingTheBox) {
   const std::vector<Aabb> boxes(5, Aabb{{0, 0, 0}, {1, 1, 1}});
   for (const bool brute_force : {false, true}) {

@@ -1,6 +1,7 @@
 // The CPU backend: the same algorithm as the GPU one (sorted keys in last frame's order, a
 // gather into sorted order, a forward sweep per box), with the sweep split across threads.
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -126,8 +127,9 @@ void sweep_range(const SortedBoxes& sorted, int axis, std::size_t first, std::si
   }
 }
 
-// Cells mode: every sorted box j is listed in each cell it covers, in x order; `cells` and
-// `boxes` hold the listings after a stable sort by cell, so each cell's run is x-sorted.
+// Cells mode, or boxes with worlds: every sorted box j is listed in each cell it covers (of
+// its world: see WorldCells), in x order; `cells` and `boxes` hold the listings after a stable
+// sort by cell, so each cell's run is x-sorted.
 // `records` then holds each listing's box in listing order, so that a sweep reads its
 // partners one after another rather than from six arrays at scattered places, and finds in
 // them the user's indices of the pairs it reports.
@@ -145,6 +147,7 @@ struct CellListing {
   std::vector<std::uint32_t> boxes;  // index into the sorted order
   std::vector<Record> records;
   std::vector<std::uint64_t> offsets;  // per sorted box, where its listings start
+  std::size_t first_shared = 0;        // the first listing of a kAllWorlds box (the last slot)
 };
 
 // The cells box j covers: u0..u1 by v0..v1.
@@ -154,8 +157,8 @@ CellRange cells_of(const CellGrid& grid, const BoxRecord& box) {
 }
 
 // The listings in sorted box order: counted, numbered, then written, each on the threads.
-void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellListing& listing,
-                         int threads) {
+void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, const WorldCells& worlds,
+                         CellListing& listing, int threads) {
   const std::size_t count = sorted.ids.size();
   std::vector<std::uint64_t>& offsets = listing.offsets;
   resize_host(offsets, count + 1, "the offsets of the cell listings");
@@ -182,10 +185,11 @@ void list_boxes_in_cells(const SortedBoxes& sorted, const CellGrid& grid, CellLi
         for (std::size_t j = first; j < last; ++j) {
           if (offsets[j] == offsets[j + 1]) continue;
           const CellRange range = cells_of(grid, sorted.records[j]);
+          const std::uint32_t world = sorted.worlds.empty() ? 0u : sorted.worlds[j];
           std::uint64_t next = offsets[j];
           for (std::uint32_t u = range.u0; u <= range.u1; ++u) {
             for (std::uint32_t v = range.v0; v <= range.v1; ++v, ++next) {
-              listing.cells[next] = grid.cell_id(u, v);
+              listing.cells[next] = worlds.cell(grid.cell_id(u, v), world);
               listing.boxes[next] = static_cast<std::uint32_t>(j);
             }
           }
@@ -214,10 +218,24 @@ void gather_listings(const SortedBoxes& sorted, const CellGrid& grid, int axis,
       threads);
 }
 
-// Sweeps listings [first, last) forward inside their cell; a pair is reported only in the
-// cell of (max of the min u, max of the min v), which both boxes cover when they overlap.
-void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, const CellListing& listing,
-                 std::size_t first, std::size_t last, SweepResult& result) {
+// Whether listings r and q, which overlap, meet in their pair's home cell: the grid cell of
+// (max of the min u, max of the min v), which both boxes cover. Reporting a pair only there
+// reports it once.
+bool in_home_cell(const CellGrid& grid, const WorldCells& worlds, const CellListing::Record& r,
+                  const CellListing::Record& q) {
+  const std::uint32_t home = grid.cell_id(grid.cell_u(std::max(r.min_u, q.min_u)),
+                                          grid.cell_v(std::max(r.min_v, q.min_v)));
+  return home == worlds.grid_cell(r.cell);
+}
+
+bool overlap_across(const CellListing::Record& r, const CellListing::Record& q) {
+  return q.min_u <= r.max_u && r.min_u <= q.max_u && q.min_v <= r.max_v && r.min_v <= q.max_v;
+}
+
+// Sweeps listings [first, last) forward inside their cell, reporting pairs in their home cell.
+void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, const WorldCells& worlds,
+                 const CellListing& listing, std::size_t first, std::size_t last,
+                 SweepResult& result) {
   const std::size_t entries = listing.records.size();
   const CellListing::Record* records = listing.records.data();
   for (std::size_t e = first; e < last; ++e) {
@@ -226,12 +244,35 @@ void sweep_cells(const SortedBoxes& sorted, const CellGrid& grid, const CellList
       const CellListing::Record& q = records[f];
       if (q.cell != r.cell || q.min_s > r.max_s) break;
       ++result.candidates;
-      if (!(q.min_u <= r.max_u && r.min_u <= q.max_u && q.min_v <= r.max_v && r.min_v <= q.max_v)) {
+      if (!overlap_across(r, q) || !in_home_cell(grid, worlds, r, q)) continue;
+      if (!sorted.admitted(listing.boxes[e], listing.boxes[f])) continue;
+      result.pairs.push_back(r.id < q.id ? Pair{r.id, q.id} : Pair{q.id, r.id});
+    }
+  }
+}
+
+// The boxes of a world listed in [first, last) against the kAllWorlds boxes: each listing
+// walks the shared slot's listings of its grid cell (found by a binary search) up to its
+// maximum on the sweep axis, and reports the pairs whose home that cell is.
+void meet_shared(const SortedBoxes& sorted, const CellGrid& grid, const WorldCells& worlds,
+                 const CellListing& listing, std::size_t first, std::size_t last,
+                 SweepResult& result) {
+  const std::size_t entries = listing.records.size();
+  const CellListing::Record* records = listing.records.data();
+  const auto shared_begin =
+      listing.cells.begin() + static_cast<std::ptrdiff_t>(listing.first_shared);
+  for (std::size_t e = first; e < std::min(last, listing.first_shared); ++e) {
+    const CellListing::Record r = records[e];
+    const std::uint32_t cell = worlds.shared_cell(worlds.grid_cell(r.cell));
+    auto f = static_cast<std::size_t>(std::lower_bound(shared_begin, listing.cells.end(), cell) -
+                                      listing.cells.begin());
+    for (; f < entries; ++f) {
+      const CellListing::Record& q = records[f];
+      if (q.cell != cell || q.min_s > r.max_s) break;
+      ++result.candidates;
+      if (q.max_s < r.min_s || !overlap_across(r, q) || !in_home_cell(grid, worlds, r, q)) {
         continue;
       }
-      const std::uint32_t home = grid.cell_id(grid.cell_u(std::max(r.min_u, q.min_u)),
-                                              grid.cell_v(std::max(r.min_v, q.min_v)));
-      if (home != r.cell) continue;  // another cell's
       if (!sorted.admitted(listing.boxes[e], listing.boxes[f])) continue;
       result.pairs.push_back(r.id < q.id ? Pair{r.id, q.id} : Pair{q.id, r.id});
     }
@@ -248,12 +289,12 @@ class CpuSweep final : public SweepBackend {
   void run(const BoxSource& source, const FrameRequest& request, BroadPhaseStats& stats) override {
     const Clock::time_point start = Clock::now();
     stats.excluded_boxes = load_boxes(source, request.invalid_boxes, boxes_, max_threads_);
-    const FramePlan plan = plan_frame(summarize(boxes_, max_threads_), request.axis, request.mode);
+    const FramePlan plan = plan_frame(summarize(boxes_, max_threads_), request.axis, request.mode,
+                                      !boxes_.worlds.empty());
     const double load_ms = ms_since(start);
     stats.sweep_axis = plan.axis;
-    const CellGrid* grid = request.mode == SweepMode::Cells ? &plan.grid : nullptr;
     std::vector<Pair>& pairs = pairs_.rewrite();
-    sort_and_sweep(boxes_, plan.axis, grid, request.sort, pairs, stats);
+    sort_and_sweep(boxes_, plan, request.mode, request.sort, pairs, stats);
     stats.keys_ms += load_ms;  // validation and the plan count with the keys
     if (request.sorted_pairs) {
       const Clock::time_point sort_start = Clock::now();
@@ -268,11 +309,16 @@ class CpuSweep final : public SweepBackend {
   void import_order(std::vector<std::uint32_t> order) override { order_ = std::move(order); }
 
  private:
-  // Keys, sort, listings and the sweep, each timed as its stage.
-  void sort_and_sweep(const HostBoxes& boxes, int axis, const CellGrid* grid,
+  // Keys, sort, listings and the sweep, each timed as its stage. Boxes are listed in cells in
+  // SweepMode::Cells, and when they carry worlds (each world's cells apart; one grid cell in
+  // SweepMode::AxisSweep).
+  void sort_and_sweep(const HostBoxes& boxes, const FramePlan& plan, SweepMode mode,
                       sort::Algorithm sort_algorithm, std::vector<Pair>& pairs,
                       BroadPhaseStats& stats) {
     const std::size_t count = boxes.size();
+    const int axis = plan.axis;
+    const WorldCells& worlds = plan.worlds;
+    const CellGrid* grid = mode == SweepMode::Cells || worlds.on ? &plan.grid : nullptr;
     if (order_.size() != count) {  // first frame, or boxes added or removed: start afresh
       resize_host(order_, count, "the sort order of the boxes");
       std::iota(order_.begin(), order_.end(), 0u);
@@ -298,13 +344,21 @@ class CpuSweep final : public SweepBackend {
     sorted_.gather(boxes, order_, max_threads_);
     std::size_t work = count;  // boxes, or listings in cells mode
     if (grid != nullptr) {
-      list_boxes_in_cells(sorted_, *grid, listing_, max_threads_);
+      list_boxes_in_cells(sorted_, *grid, worlds, listing_, max_threads_);
       // Stable: inside a cell the listings stay in x order.
+      const int cell_bits =
+          worlds.on ? worlds.shift + static_cast<int>(std::bit_width(worlds.shared)) : grid->cell_bits();
       cell_sorter_.sort_pairs(listing_.cells, listing_.boxes,
-                              {.algorithm = sort::Algorithm::Cpu, .end_bit = grid->cell_bits()});
+                              {.algorithm = sort::Algorithm::Cpu, .end_bit = cell_bits});
       gather_listings(sorted_, *grid, axis, listing_, max_threads_);
       work = listing_.cells.size();
-      stats.cells = grid->cells();
+      listing_.first_shared = work;
+      if (worlds.on) {
+        listing_.first_shared = static_cast<std::size_t>(
+            std::ranges::lower_bound(listing_.cells, worlds.shared_cell(0)) -
+            listing_.cells.begin());
+      }
+      if (mode == SweepMode::Cells) stats.cells = grid->cells();
       stats.cell_entries = work;
     }
     stats.list_ms = ms_since(start);
@@ -324,7 +378,8 @@ class CpuSweep final : public SweepBackend {
              first += static_cast<std::size_t>(threads) * kBlock) {
           const std::size_t last = std::min(work, first + kBlock);
           if (grid != nullptr) {
-            sweep_cells(sorted_, *grid, listing_, first, last, result);
+            sweep_cells(sorted_, *grid, worlds, listing_, first, last, result);
+            meet_shared(sorted_, *grid, worlds, listing_, first, last, result);
           } else {
             sweep_range(sorted_, axis, first, last, result);
           }

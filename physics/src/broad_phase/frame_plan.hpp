@@ -95,6 +95,8 @@ struct BoxSummary {
   unsigned long long valid;
   unsigned long long invalid;
   std::uint32_t first_invalid;  ///< kNoBox when every box is valid
+  std::uint32_t world_low;      ///< the lowest world id of a valid box (kAllWorlds aside)
+  std::uint32_t world_high;     ///< the highest
 
   static constexpr std::uint32_t kNoBox = 0xFFFFFFFFu;
 
@@ -106,7 +108,16 @@ struct BoxSummary {
       summary.high_key[axis] = 0;
     }
     summary.first_invalid = kNoBox;
+    summary.world_low = 0xFFFFFFFFu;
+    summary.world_high = 0;
     return summary;
+  }
+
+  /// Counts the world of a valid box (ids past kMaxWorld, kAllWorlds among them, count none).
+  RSW_HOST_DEVICE void add_world(std::uint32_t world) {
+    if (world > kMaxWorld) return;
+    world_low = world < world_low ? world : world_low;
+    world_high = world > world_high ? world : world_high;
   }
 
   /// Counts one valid box.
@@ -137,13 +148,47 @@ struct BoxSummary {
     valid += other.valid;
     invalid += other.invalid;
     first_invalid = other.first_invalid < first_invalid ? other.first_invalid : first_invalid;
+    world_low = other.world_low < world_low ? other.world_low : world_low;
+    world_high = other.world_high > world_high ? other.world_high : world_high;
   }
+};
+
+/// How a frame whose boxes carry world ids keeps the worlds apart: each world has cells of
+/// its own. A listing's cell is slot << shift | its grid cell, where a world's slot is its id
+/// less the frame's lowest, and the boxes of every world (kAllWorlds) take the slot after the
+/// highest, `shared`. A run of a sweep then never holds two worlds; the shared slot's boxes
+/// are swept among themselves and met by the other worlds' boxes in a pass of their own. Off
+/// (no world ids), a listing's cell is its grid cell.
+struct WorldCells {
+  bool on = false;
+  std::uint32_t first = 0;           ///< the lowest world id of the frame
+  std::uint32_t shared = 0;          ///< the slot of kAllWorlds boxes
+  int shift = 0;                     ///< bits of a grid cell id
+  std::uint32_t grid_mask = kCellBits;  ///< a cell's grid cell bits
+
+  /// The slot of a box of `world` (an id out of range, which fails the frame, takes the shared).
+  constexpr std::uint32_t slot(std::uint32_t world) const {
+    return world >= first && world <= kMaxWorld ? world - first : shared;
+  }
+  /// The cell of a listing in grid cell `grid_cell` of a box of `world`.
+  constexpr std::uint32_t cell(std::uint32_t grid_cell, std::uint32_t world) const {
+    return on ? slot(world) << shift | grid_cell : grid_cell;
+  }
+  /// The cell of the shared slot in grid cell `grid_cell`.
+  constexpr std::uint32_t shared_cell(std::uint32_t grid_cell) const {
+    return shared << shift | grid_cell;
+  }
+  /// The grid cell of a listing's cell.
+  constexpr std::uint32_t grid_cell(std::uint32_t cell) const { return cell & grid_mask; }
+  /// Whether a listing's cell is in the shared slot.
+  constexpr bool is_shared(std::uint32_t cell) const { return on && cell >> shift == shared; }
 };
 
 /// The sweep axis and grid of one frame.
 struct FramePlan {
   int axis = 0;   ///< 0 = x, 1 = y, 2 = z
   CellGrid grid;  ///< one cell (the whole sweep in one list) in SweepMode::AxisSweep
+  WorldCells worlds;
 };
 
 /// At most this many cells along a grid axis.
@@ -186,8 +231,9 @@ RSW_HOST_DEVICE inline int plan_axis(const BoxSummary& summary, SweepAxis axis) 
 
 /// The grid for the frame: about kMeanSizesPerCell mean box sizes per cell, at most
 /// kMaxCellsPerAxis along an axis, and no more cells than valid boxes (a box over
-/// everything is then listed at most n times).
-RSW_HOST_DEVICE inline CellGrid plan_grid(const BoxSummary& summary, int sweep_axis) {
+/// everything is then listed at most n times) nor than `most_cells`.
+RSW_HOST_DEVICE inline CellGrid plan_grid(const BoxSummary& summary, int sweep_axis,
+                                          double most_cells = double{kCellBits}) {
   CellGrid grid;
   grid.axis_u = (sweep_axis + 1) % 3;
   grid.axis_v = (sweep_axis + 2) % 3;
@@ -206,11 +252,20 @@ RSW_HOST_DEVICE inline CellGrid plan_grid(const BoxSummary& summary, int sweep_a
     cells[k] = 1.0;
     if (cell > 0) cells[k] = fmin(fmax(floor(range[k] / cell), 1.0), double{kMaxCellsPerAxis});
   }
-  const auto limit = static_cast<double>(summary.valid);
+  const double boxes = static_cast<double>(summary.valid);
+  const double limit = boxes < most_cells ? boxes : most_cells;
   if (cells[0] * cells[1] > limit) {
     const double shrink = sqrt(limit / (cells[0] * cells[1]));
     cells[0] = fmax(1.0, floor(cells[0] * shrink));
     cells[1] = fmax(1.0, floor(cells[1] * shrink));
+    // A side that shrank below one cell leaves the other the whole limit.
+    if (cells[0] * cells[1] > limit) {
+      if (cells[0] == 1.0) {
+        cells[1] = fmax(1.0, floor(limit));
+      } else {
+        cells[0] = fmax(1.0, floor(limit / cells[1]));
+      }
+    }
   }
   grid.origin_u = static_cast<float>(low[0]);
   grid.origin_v = static_cast<float>(low[1]);
@@ -221,16 +276,32 @@ RSW_HOST_DEVICE inline CellGrid plan_grid(const BoxSummary& summary, int sweep_a
   return grid;
 }
 
-/// Axis and grid (a single cell in SweepMode::AxisSweep).
+/// Axis and grid (a single cell in SweepMode::AxisSweep), and with `worlds` (the boxes carry
+/// world ids) the worlds' cells: the slots' bits and the grid's together fit kCellBits.
 RSW_HOST_DEVICE inline FramePlan plan_frame(const BoxSummary& summary, SweepAxis axis,
-                                            SweepMode mode) {
+                                            SweepMode mode, bool worlds = false) {
   FramePlan plan;
   plan.axis = plan_axis(summary, axis);
+  double most_cells = double{kCellBits};
+  if (worlds) {
+    plan.worlds.on = true;
+    if (summary.world_low <= summary.world_high) {
+      plan.worlds.first = summary.world_low;
+      plan.worlds.shared = summary.world_high - summary.world_low + 1;
+    }
+    // Slots 0..shared; kMaxWorld + 1 slots take 25 bits, which leaves the grid 5.
+    const auto slot_bits = static_cast<int>(std::bit_width(plan.worlds.shared));
+    most_cells = static_cast<double>(1u << (30 - slot_bits));
+  }
   if (mode == SweepMode::Cells) {
-    plan.grid = plan_grid(summary, plan.axis);
+    plan.grid = plan_grid(summary, plan.axis, most_cells);
   } else {
     plan.grid.axis_u = (plan.axis + 1) % 3;
     plan.grid.axis_v = (plan.axis + 2) % 3;
+  }
+  if (worlds) {
+    plan.worlds.shift = plan.grid.cell_bits();
+    plan.worlds.grid_mask = (1u << plan.worlds.shift) - 1u;
   }
   return plan;
 }

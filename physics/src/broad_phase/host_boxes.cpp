@@ -186,6 +186,7 @@ BoxSummary summarize(const HostBoxes& boxes, int threads) {
       const float low[3] = {boxes.min[0][i], boxes.min[1][i], boxes.min[2][i]};
       const float high[3] = {boxes.max[0][i], boxes.max[1][i], boxes.max[2][i]};
       summary.add(low, high);
+      if (!boxes.worlds.empty()) summary.add_world(boxes.worlds[i]);
     }
   });
   BoxSummary summary = BoxSummary::empty();

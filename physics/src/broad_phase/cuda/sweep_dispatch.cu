@@ -261,10 +261,13 @@ class CudaSweep final : public SweepBackend {
                                        stream>>>(listing_scan_, tiles);
         RSW_CUDA_CHECK_LAUNCH("launching ready_listing_tiles");
         zero_sweep_counts(true, stream);
+        rsw::detail::fill_bytes_zero(&frame_.data()->shared_listings,
+                                     sizeof(unsigned long long), stream);
       }
       if (count > 0) {
         list_boxes(count, stream);
-        list_in_cells(cells, count, sort_algorithm, stream);
+        list_in_cells(cells || boxes.worlds != nullptr, boxes.worlds != nullptr, count,
+                      sort_algorithm, stream);
         sweep(boxes, cells, long_listings_.data(), stream);
       }
       counters = &read_frame(stream);
@@ -304,17 +307,18 @@ class CudaSweep final : public SweepBackend {
 
   // The (cell, box) listings in cell order with minimum order inside each cell (gather_boxes
   // lists them in sorted order, and the cell sort is stable), and their records gathered in
-  // that order. Axis sweep: one cell, no cell sort. Their number stays on the device: the
-  // cell sort and gather_listings read it there, so the room is what the host sizes them by,
-  // and the cell ids' bits are bounded by the boxes' number rather than by the plan.
-  void list_in_cells(bool cells, std::uint32_t boxes, sort::Algorithm sort_algorithm,
+  // that order. Axis sweep without worlds: one cell, no cell sort. Their number stays on the
+  // device: the cell sort and gather_listings read it there, so the room is what the host
+  // sizes them by, and the cell ids' bits are bounded by the boxes' number rather than by the
+  // plan (with worlds, by kCellBits: the sort skips the digits all cells share).
+  void list_in_cells(bool cells, bool worlds, std::uint32_t boxes, sort::Algorithm sort_algorithm,
                      StreamHandle stream) {
     const auto room = static_cast<std::uint32_t>(listing_cells_.size());
     auto timer = timed("list", stream);
     if (cells) {
       cell_sorter_.sort_pairs(listing_cells_.span(), listing_boxes_.span(),
                               {.algorithm = sort_algorithm,
-                               .end_bit = max_cell_bits(boxes),
+                               .end_bit = worlds ? static_cast<int>(std::bit_width(kCellBits)) : max_cell_bits(boxes),
                                .stream = stream,
                                .device_count = &frame_.data()->listings});
     }
@@ -338,17 +342,24 @@ class CudaSweep final : public SweepBackend {
   }
 
   // sweep_cells, the variant for the mode and filter bits; long runs listed in
-  // `long_listings` unless it is null.
+  // `long_listings` unless it is null. With worlds, meet_shared after it.
   void sweep(const kernels::BoxView& boxes, bool cells, std::uint32_t* long_listings,
              StreamHandle stream) {
     auto timer = timed("sweep", stream);
+    const auto room = static_cast<std::uint32_t>(listing_records_.size());
     for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
-      const auto kernel =
-          kernels::sweep_cells<decltype(cells_mode)::value, decltype(filter_bits)::value>;
+      constexpr bool kCells = decltype(cells_mode)::value;
+      constexpr bool kFilters = decltype(filter_bits)::value;
+      const auto kernel = kernels::sweep_cells<kCells, kFilters>;
       kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
-          listing_records_.data(), static_cast<std::uint32_t>(listing_records_.size()), boxes,
-          frame_.data(), pairs_.data(), pairs_.size(), long_listings);
+          listing_records_.data(), room, boxes, frame_.data(), pairs_.data(), pairs_.size(),
+          long_listings);
       RSW_CUDA_CHECK_LAUNCH("launching sweep_cells");
+      if (boxes.worlds == nullptr) return;
+      const auto shared = kernels::meet_shared<kCells, kFilters>;
+      shared<<<resident_blocks(shared), kThreads, 0, stream>>>(
+          listing_records_.data(), room, boxes, frame_.data(), pairs_.data(), pairs_.size());
+      RSW_CUDA_CHECK_LAUNCH("launching meet_shared");
     });
   }
 

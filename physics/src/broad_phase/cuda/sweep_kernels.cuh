@@ -2,7 +2,8 @@
 //
 //   summarize_boxes (its last block plans) -> stage_keys -> [rsw::sort] -> gather_boxes
 //   (which also lists the boxes in their cells) -> [rsw::sort by cell] -> gather_listings
-//   -> sweep_cells [-> sweep_extents -> scan -> test_candidates, for long runs only]
+//   -> sweep_cells [-> meet_shared, with worlds] [-> sweep_extents -> scan -> test_candidates,
+//   for long runs only]
 //
 // The sort and sweep follow Ha et al. 2009, Sec. 6.1: keys are the boxes' minima on the sweep
 // axis in last frame's order, sorted with their boxes as values; each box sweeps forward
@@ -93,14 +94,12 @@ struct BoxView {
   __device__ std::uint32_t mask(std::uint32_t box) const {
     return masks != nullptr ? masks[box] : 0xFFFFFFFFu;
   }
-  /// Whether boxes a and b may pair by their worlds.
-  __device__ bool worlds_meet(std::uint32_t a, std::uint32_t b) const {
-    return worlds == nullptr || physics::worlds_meet(worlds[a], worlds[b]);
+  __device__ std::uint32_t world(std::uint32_t box) const {
+    return worlds != nullptr ? worlds[box] : 0u;
   }
-  /// Whether the box's filter arrays are read at all (else every box has the defaults).
-  bool filtered() const {
-    return categories != nullptr || masks != nullptr || worlds != nullptr;
-  }
+  /// Whether the sweep reads filter bits (else every box has the defaults). Worlds it need
+  /// not read: each world has cells of its own (WorldCells).
+  bool filtered() const { return categories != nullptr || masks != nullptr; }
 };
 
 /// Device state of one frame, read back by the host at its two waits. Nothing resets it at
@@ -113,6 +112,7 @@ struct FrameCounters {
   unsigned long long pairs;            ///< pairs found; more than the buffer holds means: again
   unsigned long long long_runs;        ///< listings with more than kSweepSteps candidates
   unsigned long long long_candidates;  ///< the rest of the long runs' candidates
+  unsigned long long shared_listings;  ///< listings of kAllWorlds boxes (the last slot's)
   std::uint32_t first_bad_world;       ///< the first box with a world id out of range, or
                                        ///< kNoBox (summarize_boxes; the host resets it)
   BoxSummary running;                  ///< summarize_boxes' blocks merge theirs into this one
@@ -149,13 +149,13 @@ struct ListingOut {
 };
 
 /// A user's box packed by summarize_boxes, in the user's order: 32 bytes, read as two float4
-/// {min x, min y, min z, max x} {max y, max z, category bits, unused}. The category is 0 for a
+/// {min x, min y, min z, max x} {max y, max z, category bits, world}. The category is 0 for a
 /// box that pairs with nothing: an invalid one, or one the user put in category 0.
 struct alignas(16) PackedBox {
   float low[3];
   float high[3];
   std::uint32_t category;
-  std::uint32_t unused;
+  std::uint32_t world;  ///< 0 without world ids
 };
 
 /// A box as the sweep reads it, in sorted order (index j) or listing order (index e): 32
@@ -227,6 +227,8 @@ __device__ inline BoxSummary merged_over_warp(BoxSummary summary) {
     other.valid = __shfl_down_sync(kAll, summary.valid, offset);
     other.invalid = __shfl_down_sync(kAll, summary.invalid, offset);
     other.first_invalid = __shfl_down_sync(kAll, summary.first_invalid, offset);
+    other.world_low = __shfl_down_sync(kAll, summary.world_low, offset);
+    other.world_high = __shfl_down_sync(kAll, summary.world_high, offset);
     summary.merge(other);
   }
   return summary;
@@ -259,19 +261,20 @@ __global__ void __launch_bounds__(kThreads)
       if (at >= count) break;
       const auto box = static_cast<std::uint32_t>(at);
       const bool valid = box_is_valid(low[k], high[k]);
-      if (boxes.worlds != nullptr && !is_world(boxes.worlds[box])) {
-        atomicMin(&frame->first_bad_world, box);
-      }
+      const std::uint32_t world = boxes.world(box);
+      if (!is_world(world)) atomicMin(&frame->first_bad_world, box);
       if (valid) {
         summary.add(low[k], high[k]);
+        summary.add_world(world);
       } else {
         ++summary.invalid;
         summary.first_invalid = box < summary.first_invalid ? box : summary.first_invalid;
       }
       auto* words = reinterpret_cast<float4*>(packed + box);
       words[0] = make_float4(low[k][0], low[k][1], low[k][2], high[k][0]);
-      words[1] =
-          make_float4(high[k][1], high[k][2], __uint_as_float(valid ? boxes.category(box) : 0u), 0);
+      words[1] = make_float4(high[k][1], high[k][2],
+                             __uint_as_float(valid ? boxes.category(box) : 0u),
+                             __uint_as_float(world));
     }
   }
   summary = merged_over_warp(summary);
@@ -292,18 +295,21 @@ __global__ void __launch_bounds__(kThreads)
   atomicAdd(&out.valid, total.valid);
   atomicAdd(&out.invalid, total.invalid);
   atomicMin(&out.first_invalid, total.first_invalid);
+  atomicMin(&out.world_low, total.world_low);
+  atomicMax(&out.world_high, total.world_high);
   // Release this block's merge; the last block acquires them all.
   cuda::atomic_ref<unsigned int, cuda::thread_scope_device> merged(frame->summarized_blocks);
   if (merged.fetch_add(1, cuda::memory_order_acq_rel) != gridDim.x - 1) return;
   frame->summary = frame->running;
   frame->running = BoxSummary::empty();
   frame->summarized_blocks = 0;
-  frame->plan = plan_frame(frame->summary, axis, mode);
+  frame->plan = plan_frame(frame->summary, axis, mode, boxes.worlds != nullptr);
   frame->listings = 0;
   frame->candidates = 0;
   frame->pairs = 0;
   frame->long_runs = 0;
   frame->long_candidates = 0;
+  frame->shared_listings = 0;
 }
 
 /// Thread j: the sort key of the box at position j of last frame's order (its minimum on the
@@ -336,6 +342,8 @@ __device__ inline CellRange cells_of(const CellGrid& grid, const SweepRecord& bo
 /// block scan whose block prefix comes from the blocks before (a single-pass scan, blocks
 /// numbered in launch order), so the cell sort finds them in minimum order; the last block
 /// stores the total in frame->listings. Listings past out.capacity are counted, not written.
+/// A box's listings are in its world's cells (see WorldCells); a kAllWorlds box's are counted
+/// in frame->shared_listings.
 __global__ void __launch_bounds__(kThreads)
     gather_boxes(const PackedBox* packed, const std::uint32_t* sorted_boxes, std::uint32_t count,
                  FrameCounters* frame, SweepRecord* sorted, ListingTiles tiles, ListingOut out) {
@@ -346,8 +354,10 @@ __global__ void __launch_bounds__(kThreads)
   const int tile = static_cast<int>(blockIdx.x);
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   const CellGrid& grid = frame->plan.grid;
+  const WorldCells& worlds = frame->plan.worlds;
   CellRange range{};
   std::uint32_t listings = 0;
+  std::uint32_t world = 0;
   if (i < count) {
     const int s = frame->plan.axis;
     const int u = grid.axis_u;
@@ -359,6 +369,7 @@ __global__ void __launch_bounds__(kThreads)
     const float low[3] = {first.x, first.y, first.z};
     const float high[3] = {first.w, second.x, second.y};
     const bool pairs = __float_as_uint(second.z) != 0;
+    world = __float_as_uint(second.w);
     const SweepRecord record{on_axis(low, u),
                              on_axis(high, u),
                              on_axis(low, v),
@@ -371,6 +382,9 @@ __global__ void __launch_bounds__(kThreads)
     if (pairs) {
       range = cells_of(grid, record);
       listings = range.size();
+      if (worlds.is_shared(worlds.cell(0, world))) {
+        atomicAdd(&frame->shared_listings, static_cast<unsigned long long>(listings));
+      }
     }
   }
   unsigned long long first = 0;
@@ -393,7 +407,7 @@ __global__ void __launch_bounds__(kThreads)
   auto next = static_cast<std::size_t>(first);
   for (std::uint32_t cu = range.u0; cu <= range.u1; ++cu) {
     for (std::uint32_t cv = range.v0; cv <= range.v1; ++cv) {
-      out.cells[next] = grid.cell_id(cu, cv);
+      out.cells[next] = worlds.cell(grid.cell_id(cu, cv), world);
       out.boxes[next] = i;
       ++next;
     }
@@ -412,8 +426,9 @@ __global__ void gather_listings(const SweepRecord* sorted, const std::uint32_t* 
   const CellGrid& grid = frame->plan.grid;
   SweepRecord box = load_record(sorted, listing_boxes[e]);
   const std::uint32_t cell = listing_cells[e];
-  const std::uint32_t cell_u = cell / grid.cells_v;
-  const std::uint32_t cell_v = cell - cell_u * grid.cells_v;
+  const std::uint32_t grid_cell = frame->plan.worlds.grid_cell(cell);
+  const std::uint32_t cell_u = grid_cell / grid.cells_v;
+  const std::uint32_t cell_v = grid_cell - cell_u * grid.cells_v;
   box.place = place_of(cell, grid.cell_u(box.min_u) == cell_u, grid.cell_v(box.min_v) == cell_v);
   store_record(records, e, box);
 }
@@ -485,7 +500,8 @@ __device__ inline bool overlap_across(const SweepRecord& e, const float4& f) {
 }
 
 /// Whether listings e and f, which overlap, are reported in this cell (is_home_cell) and pass
-/// each other's filter bits and worlds.
+/// each other's filter bits. (Two listings in one cell are of one world, or one of them is
+/// of every world.)
 template <bool kCells, bool kFilters>
 __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const BoxView& filters) {
   if constexpr (kCells) {
@@ -493,8 +509,7 @@ __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const Bo
   }
   if constexpr (kFilters) {
     return (filters.category(e.box) & filters.mask(f.box)) != 0 &&
-           (filters.category(f.box) & filters.mask(e.box)) != 0 &&
-           filters.worlds_meet(e.box, f.box);
+           (filters.category(f.box) & filters.mask(e.box)) != 0;
   }
   return true;
 }
@@ -609,6 +624,90 @@ __global__ void __launch_bounds__(kThreads)
         first_long = atomicAdd(&frame->long_runs, static_cast<unsigned long long>(__popc(longs)));
       first_long = __shfl_sync(kAll, first_long, 0);
       if (long_run) long_listings[first_long + __popc(longs & lanes_below)] = e;
+    }
+  }
+  flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+  auto warp_candidates = static_cast<unsigned long long>(candidates);
+  for (int offset = 16; offset > 0; offset /= 2)
+    warp_candidates += __shfl_down_sync(kAll, warp_candidates, offset);
+  if (lane == 0 && warp_candidates > 0) atomicAdd(&frame->candidates, warp_candidates);
+}
+
+/// The first of listings [low, high) whose cell is >= `cell`: listings are in cell order.
+__device__ inline std::uint32_t first_in_cell(const SweepRecord* listings, std::uint32_t low,
+                                              std::uint32_t high, std::uint32_t cell) {
+  while (low < high) {
+    const std::uint32_t middle = low + (high - low) / 2;
+    const float4 along = reinterpret_cast<const float4*>(listings + middle)[1];
+    if ((__float_as_uint(along.w) & kCellBits) < cell) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
+/// The boxes of the worlds against the boxes of every world (kAllWorlds), whose listings come
+/// last (the shared slot's cells; see WorldCells): persistent warps, a lane a listing e before
+/// them. The shared listings of e's grid cell are sorted by minimum: a binary search finds the
+/// cell's first, and the lane walks them up to e's maximum on the sweep axis, testing each one's
+/// maximum against e's minimum and the bounds across; a pair is reported in its home cell, as
+/// by sweep_cells, and gathers in a warp buffer. A frame without shared listings returns at
+/// once. (The walk is as long as the shared listings in the cell that start before e ends: few
+/// for shared geometry of a few large boxes, the ground, walls and the like.)
+template <bool kCells, bool kFilters>
+__global__ void __launch_bounds__(kThreads)
+    meet_shared(const SweepRecord* listings, std::uint32_t room, BoxView filters,
+                FrameCounters* frame, Pair* pairs, unsigned long long capacity) {
+  const std::uint32_t count = listed(frame, room);
+  const unsigned long long shared = frame->shared_listings;
+  if (shared == 0 || shared >= count) return;
+  const auto first_shared = static_cast<std::uint32_t>(count - shared);
+  const WorldCells worlds = frame->plan.worlds;
+  constexpr unsigned int kAll = 0xFFFFFFFFu;
+  constexpr int kWarps = kThreads / 32;
+  __shared__ Pair buffer[kWarps][kWarpPairs];
+  const unsigned int lane = threadIdx.x % 32;
+  const unsigned int lanes_below = (1u << lane) - 1;
+  Pair* buffered = buffer[threadIdx.x / 32];
+  std::uint32_t buffered_size = 0;  // the same in every lane
+  std::uint32_t candidates = 0;
+  const std::uint32_t chunks = (first_shared + 31) / 32;
+  for (std::uint32_t chunk = blockIdx.x * kWarps + threadIdx.x / 32; chunk < chunks;
+       chunk += gridDim.x * kWarps) {
+    const std::uint32_t e = chunk * 32 + lane;
+    bool active = e < first_shared;
+    SweepRecord record_e{};
+    std::uint32_t cell = 0;
+    std::uint32_t f = count;
+    if (active) {
+      record_e = load_record(listings, e);
+      cell = worlds.shared_cell(worlds.grid_cell(record_e.place & kCellBits));
+      f = first_in_cell(listings, first_shared, count, cell);
+    }
+    while (__any_sync(kAll, active)) {
+      bool hit = false;
+      Pair pair{};
+      if (active) {
+        SweepRecord record_f{};
+        if (f < count) record_f = load_record(listings, f);
+        if (f >= count || (record_f.place & kCellBits) != cell || record_f.min_s > record_e.max_s) {
+          active = false;
+        } else {
+          ++candidates;
+          hit = record_e.min_s <= record_f.max_s &&
+                overlap_across(record_e, across_of(record_f)) &&
+                is_reported<kCells, kFilters>(record_e, record_f, filters);
+          pair = record_e.box < record_f.box ? Pair{record_e.box, record_f.box}
+                                             : Pair{record_f.box, record_e.box};
+          ++f;
+        }
+      }
+      const unsigned int hits = __ballot_sync(kAll, hit);
+      if (hit) buffered[buffered_size + __popc(hits & lanes_below)] = pair;
+      buffered_size += __popc(hits);
+      if (buffered_size > kWarpPairs - 32) flush_pairs(buffered, buffered_size, frame, pairs, capacity);
     }
   }
   flush_pairs(buffered, buffered_size, frame, pairs, capacity);
