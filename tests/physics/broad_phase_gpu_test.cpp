@@ -200,9 +200,11 @@ TEST(BroadPhaseWorldsGpu, RandomScenesOfManyWorldsAgreeWithTheReference) {
     SCOPED_TRACE("seed " + std::to_string(seed) + ", scene " + std::to_string(scene_index) + ": " +
                  scene.description + (cells ? ", cells" : ", axis sweep") +
                  (device ? ", device arrays" : ""));
+    const bool grouped = scene_index % 3 == 1;
     broad_phase.set_options(
         {.backend = rsw::Backend::Cuda,
-         .mode = cells ? physics::SweepMode::Cells : physics::SweepMode::AxisSweep});
+         .mode = cells ? physics::SweepMode::Cells : physics::SweepMode::AxisSweep,
+         .group_by_world = grouped});
     const std::vector<physics::Pair> expected = reference_world_pairs(scene);
     if (device) {
       const physics::DeviceAabbStore boxes = on_device(scene.boxes);
@@ -214,10 +216,20 @@ TEST(BroadPhaseWorldsGpu, RandomScenesOfManyWorldsAgreeWithTheReference) {
       worlds.upload(scene.worlds);
       broad_phase.update(boxes.view(), {categories.span(), masks.span(), worlds.span()});
       ASSERT_TRUE(same_pair_set(expected, to_host(broad_phase.find_pairs_device())));
+      if (grouped) {
+        ASSERT_TRUE(grouped_by_world(scene, to_host(broad_phase.find_pairs_device()),
+                                     to_host(broad_phase.world_pair_offsets_device())));
+      }
     } else {
       broad_phase.update(scene.boxes, scene.filter());
     }
     ASSERT_TRUE(same_pair_set(expected, broad_phase.find_pairs()));
+    if (grouped) {
+      ASSERT_TRUE(
+          grouped_by_world(scene, broad_phase.find_pairs(), broad_phase.world_pair_offsets()));
+    } else {
+      EXPECT_TRUE(broad_phase.world_pair_offsets().empty());
+    }
   }
 }
 

@@ -73,8 +73,14 @@ TEST(BroadPhaseWorlds, TheBruteForceOracleAgreesWithTheReference) {
     const WorldScene scene = make_world_scene(layout, 1500, random);
     SCOPED_TRACE("seed " + std::to_string(seed) + " (RSW_PROPERTY_SEED), scene " +
                  std::to_string(scene_index) + ": " + scene.description);
+    oracle.set_options({.brute_force = true, .group_by_world = scene_index % 2 == 1});
     oracle.update(scene.boxes, scene.filter());
-    ASSERT_TRUE(same_pair_set(reference_world_pairs(scene), oracle.find_pairs()));
+    if (scene_index % 2 == 1) {
+      ASSERT_TRUE(grouped_by_world(scene, oracle.find_pairs(), oracle.world_pair_offsets()));
+    } else {
+      ASSERT_TRUE(same_pair_set(reference_world_pairs(scene), oracle.find_pairs()));
+      EXPECT_TRUE(oracle.world_pair_offsets().empty());
+    }
   }
 }
 
@@ -90,10 +96,12 @@ TEST(BroadPhaseWorlds, RandomScenesOfManyWorldsAgreeWithTheReference) {
     SCOPED_TRACE("seed " + std::to_string(seed) + " (RSW_PROPERTY_SEED), scene " +
                  std::to_string(scene_index) + ": " + scene.description +
                  (cells ? ", cells" : ", axis sweep"));
+    const bool grouped = scene_index % 4 == 1;
     broad_phase.set_options(
         {.backend = Backend::Cpu,
          .mode = cells ? physics::SweepMode::Cells : physics::SweepMode::AxisSweep,
-         .sorted_pairs = scene_index % 2 == 0});
+         .sorted_pairs = scene_index % 2 == 0,
+         .group_by_world = grouped});
     const std::vector<physics::Pair> expected = reference_world_pairs(scene);
     if (scene_index % 3 == 0) {
       const SceneArrays arrays(scene.boxes);
@@ -102,6 +110,43 @@ TEST(BroadPhaseWorlds, RandomScenesOfManyWorldsAgreeWithTheReference) {
       broad_phase.update(scene.boxes, scene.filter());
     }
     ASSERT_TRUE(same_pair_set(expected, broad_phase.find_pairs()));
+    if (grouped) {
+      ASSERT_TRUE(
+          grouped_by_world(scene, broad_phase.find_pairs(), broad_phase.world_pair_offsets()));
+    }
+  }
+}
+
+TEST(BroadPhaseWorlds, PairsGroupedByWorldOnEveryBackend) {
+  // Worlds 0, 2 and 5 (1, 3 and 4 empty; 0 without pairs), a shared ground: each world's
+  // pairs, those with the ground among them, at its offsets; the ground's pair with a shared
+  // wall last.
+  const std::vector<Aabb> boxes = {{{0, 0, 0}, {1, 1, 1}},       {{0.5f, 0, 0}, {2, 1, 1}},
+                                   {{0, 0, 0}, {1, 1, 1}},       {{-5, -1, -5}, {5, 0, 5}},
+                                   {{0.5f, 0.5f, 0}, {2, 2, 2}}, {{-5, -1, -5}, {-4, 5, 5}},
+                                   {{3, 3, 3}, {4, 4, 4}}};
+  const std::vector<std::uint32_t> worlds = {5, 5, 2, physics::kAllWorlds, 2, physics::kAllWorlds,
+                                             0};
+  const std::vector<physics::Pair> expected = {{2, 3}, {2, 4}, {0, 1}, {0, 3}, {1, 3}, {3, 5}};
+  const std::vector<std::uint32_t> expected_offsets = {0, 0, 0, 2, 2, 2, 5};
+  for (const bool brute_force : {false, true}) {
+    physics::BroadPhase broad_phase(
+        {.backend = Backend::Cpu, .brute_force = brute_force, .group_by_world = true});
+    EXPECT_TRUE(broad_phase.world_pair_offsets().empty()) << "no frame yet";
+    broad_phase.update(boxes, {.worlds = worlds});
+    const auto pairs = broad_phase.find_pairs();
+    EXPECT_EQ(std::vector<physics::Pair>(pairs.begin(), pairs.end()), expected);
+    const auto offsets = broad_phase.world_pair_offsets();
+    EXPECT_EQ(std::vector<std::uint32_t>(offsets.begin(), offsets.end()), expected_offsets);
+    // Without world ids: one world, every pair in it.
+    broad_phase.update(boxes);
+    const auto one = broad_phase.world_pair_offsets();
+    EXPECT_EQ(std::vector<std::uint32_t>(one.begin(), one.end()),
+              (std::vector<std::uint32_t>{
+                  0, static_cast<std::uint32_t>(broad_phase.find_pairs().size())}));
+    // No boxes: no world, no pairs.
+    broad_phase.update(std::span<const Aabb>{});
+    EXPECT_EQ(broad_phase.world_pair_offsets().size(), 1u);
   }
 }
 

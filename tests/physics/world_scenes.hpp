@@ -4,11 +4,15 @@
 // world, and those of the shared boxes with every box.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -192,6 +196,59 @@ inline std::vector<physics::Pair> reference_world_pairs(const WorldScene& scene)
   }
   std::ranges::sort(pairs);
   return pairs;
+}
+
+// Whether `pairs` and `offsets` are the scene's pairs grouped as
+// BroadPhaseOptions::group_by_world promises: an offset per world id from 0 to the largest a
+// box has, and one more; world w's pairs (its own, and its boxes' with shared ones) at
+// [offsets[w], offsets[w + 1]) in (a, b) order; then the pairs of two shared boxes, in (a, b)
+// order. Without world ids every box is in world 0.
+inline testing::AssertionResult grouped_by_world(const WorldScene& scene,
+                                                 std::span<const physics::Pair> pairs,
+                                                 std::span<const std::uint32_t> offsets) {
+  const auto world_of = [&](std::uint32_t box) {
+    return scene.worlds.empty() ? 0u : scene.worlds[box];
+  };
+  std::uint64_t worlds = 0;  // ids 0..worlds-1 are covered
+  for (std::uint32_t box = 0; box < scene.boxes.size(); ++box) {
+    if (world_of(box) != physics::kAllWorlds)
+      worlds = std::max<std::uint64_t>(worlds, world_of(box) + 1ull);
+  }
+  std::map<std::uint64_t, std::vector<physics::Pair>> by_world;  // `worlds`: two shared boxes
+  for (const physics::Pair& pair : reference_world_pairs(scene)) {
+    std::uint64_t world = world_of(pair.a);
+    if (world == physics::kAllWorlds) world = world_of(pair.b);
+    if (world == physics::kAllWorlds) world = worlds;
+    by_world[world].push_back(pair);
+  }
+  std::vector<physics::Pair> expected;
+  std::vector<std::uint32_t> expected_offsets(worlds + 1, 0);
+  for (const auto& [world, members] : by_world) {
+    if (world < worlds) expected_offsets[world + 1] = static_cast<std::uint32_t>(members.size());
+    expected.insert(expected.end(), members.begin(), members.end());
+  }
+  std::partial_sum(expected_offsets.begin(), expected_offsets.end(), expected_offsets.begin());
+  if (offsets.size() != expected_offsets.size()) {
+    return testing::AssertionFailure()
+           << offsets.size() << " offsets, expected " << expected_offsets.size();
+  }
+  for (std::size_t w = 0; w < offsets.size(); ++w) {
+    if (offsets[w] != expected_offsets[w]) {
+      return testing::AssertionFailure()
+             << "offsets[" << w << "] is " << offsets[w] << ", expected " << expected_offsets[w];
+    }
+  }
+  if (pairs.size() != expected.size()) {
+    return testing::AssertionFailure() << pairs.size() << " pairs, expected " << expected.size();
+  }
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    if (pairs[i].a != expected[i].a || pairs[i].b != expected[i].b) {
+      return testing::AssertionFailure()
+             << "pair " << i << " is (" << pairs[i].a << ", " << pairs[i].b << "), expected ("
+             << expected[i].a << ", " << expected[i].b << ")";
+    }
+  }
+  return testing::AssertionSuccess();
 }
 
 }  // namespace rsw::test

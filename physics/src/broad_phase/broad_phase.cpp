@@ -34,6 +34,7 @@ struct BroadPhase::Impl {
   detail::SweepKind sweep_kind = detail::SweepKind::Cpu;  // which kind `sweep` is
   BroadPhaseStats stats;
   bool have_frame = false;
+  bool grouped = false;                // the frame grouped its pairs by world
   std::optional<PairView> host_pairs;  // fetched from the backend on first find_pairs()
 
   // The backend of `wanted`; the sorted order moves over when it changes.
@@ -64,6 +65,7 @@ struct BroadPhase::Impl {
       throw;
     }
     have_frame = true;
+    grouped = options.group_by_world;
   }
 
   void run_frame_or_throw(const detail::BoxSource& source) {
@@ -77,6 +79,7 @@ struct BroadPhase::Impl {
               .invalid_boxes = options.invalid_boxes,
               .sort = detail::sort_for_backend(options.sort, backend),
               .sorted_pairs = options.sorted_pairs,
+              .group_by_world = options.group_by_world,
               .stage_times = options.stage_times,
               .stream = options.stream},
              stats);
@@ -97,6 +100,19 @@ struct BroadPhase::Impl {
   DevicePairView find_pairs_device() {
     if (!have_frame) return {};
     return sweep->device_pairs();
+  }
+
+  std::span<const std::uint32_t> world_pair_offsets() {
+    if (!have_frame || !grouped) return {};
+    const detail::Clock::time_point start = detail::Clock::now();
+    const std::span<const std::uint32_t> offsets = sweep->host_world_offsets();
+    stats.total_ms += detail::ms_since(start);
+    return offsets;
+  }
+
+  rsw::DeviceSpan<const std::uint32_t> world_pair_offsets_device() {
+    if (!have_frame || !grouped) return {};
+    return sweep->device_world_offsets();
   }
 };
 
@@ -151,6 +167,16 @@ PairView BroadPhase::find_pairs() {
 DevicePairView BroadPhase::find_pairs_device() {
   return with_bad_alloc_as_error("BroadPhase::find_pairs_device",
                                  [&] { return impl_->find_pairs_device(); });
+}
+
+std::span<const std::uint32_t> BroadPhase::world_pair_offsets() {
+  return with_bad_alloc_as_error("BroadPhase::world_pair_offsets",
+                                 [&] { return impl_->world_pair_offsets(); });
+}
+
+rsw::DeviceSpan<const std::uint32_t> BroadPhase::world_pair_offsets_device() {
+  return with_bad_alloc_as_error("BroadPhase::world_pair_offsets_device",
+                                 [&] { return impl_->world_pair_offsets_device(); });
 }
 
 const BroadPhaseStats& BroadPhase::stats() const noexcept {

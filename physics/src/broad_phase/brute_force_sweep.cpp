@@ -48,10 +48,20 @@ class BruteForceSweep final : public SweepBackend {
     stats.pairs = pairs_.host().size();
     stats.sweep_ms = ms_since(start);
     // The pairs come out in (a, b) order already: sorted_pairs asks nothing more.
+    std::vector<std::uint32_t>& offsets = offsets_.rewrite();
+    offsets.clear();
+    if (request.group_by_world) {
+      start = Clock::now();
+      const std::uint32_t worlds = worlds_present(summarize(boxes_), !boxes_.worlds.empty());
+      group_pairs_by_world(pairs_.rewrite(), boxes_.worlds, worlds, offsets, pair_sorter_);
+      stats.pair_sort_ms = ms_since(start);
+    }
   }
 
   std::span<const Pair> host_pairs(BroadPhaseStats&) override { return pairs_.host(); }
   DeviceSpan<const Pair> device_pairs() override { return pairs_.device(); }
+  std::span<const std::uint32_t> host_world_offsets() override { return offsets_.host(); }
+  DeviceSpan<const std::uint32_t> device_world_offsets() override { return offsets_.device(); }
 
   // Brute force needs no order, and keeps the one it was given for the sweep that follows.
   std::vector<std::uint32_t> export_order() override { return order_; }
@@ -60,6 +70,8 @@ class BruteForceSweep final : public SweepBackend {
  private:
   HostBoxes boxes_;
   HostPairs pairs_;
+  HostOffsets offsets_;
+  sort::Sorter pair_sorter_;
   std::vector<std::uint32_t> order_;
 };
 

@@ -289,22 +289,30 @@ class CpuSweep final : public SweepBackend {
   void run(const BoxSource& source, const FrameRequest& request, BroadPhaseStats& stats) override {
     const Clock::time_point start = Clock::now();
     stats.excluded_boxes = load_boxes(source, request.invalid_boxes, boxes_, max_threads_);
-    const FramePlan plan = plan_frame(summarize(boxes_, max_threads_), request.axis, request.mode,
-                                      !boxes_.worlds.empty());
+    const BoxSummary summary = summarize(boxes_, max_threads_);
+    const bool world_ids = !boxes_.worlds.empty();
+    const FramePlan plan = plan_frame(summary, request.axis, request.mode, world_ids);
     const double load_ms = ms_since(start);
     stats.sweep_axis = plan.axis;
     std::vector<Pair>& pairs = pairs_.rewrite();
     sort_and_sweep(boxes_, plan, request.mode, request.sort, pairs, stats);
     stats.keys_ms += load_ms;  // validation and the plan count with the keys
-    if (request.sorted_pairs) {
-      const Clock::time_point sort_start = Clock::now();
+    const Clock::time_point sort_start = Clock::now();
+    std::vector<std::uint32_t>& offsets = offsets_.rewrite();
+    offsets.clear();
+    if (request.group_by_world) {
+      group_pairs_by_world(pairs, boxes_.worlds, worlds_present(summary, world_ids), offsets,
+                           pair_sorter_);
+    } else if (request.sorted_pairs) {
       sort_pairs_lexicographically(pairs, pair_sorter_);
-      stats.pair_sort_ms = ms_since(sort_start);
     }
+    stats.pair_sort_ms = ms_since(sort_start);
   }
 
   std::span<const Pair> host_pairs(BroadPhaseStats&) override { return pairs_.host(); }
   DeviceSpan<const Pair> device_pairs() override { return pairs_.device(); }
+  std::span<const std::uint32_t> host_world_offsets() override { return offsets_.host(); }
+  DeviceSpan<const std::uint32_t> device_world_offsets() override { return offsets_.device(); }
   std::vector<std::uint32_t> export_order() override { return order_; }
   void import_order(std::vector<std::uint32_t> order) override { order_ = std::move(order); }
 
@@ -346,8 +354,9 @@ class CpuSweep final : public SweepBackend {
     if (grid != nullptr) {
       list_boxes_in_cells(sorted_, *grid, worlds, listing_, max_threads_);
       // Stable: inside a cell the listings stay in x order.
-      const int cell_bits =
-          worlds.on ? worlds.shift + static_cast<int>(std::bit_width(worlds.shared)) : grid->cell_bits();
+      const int cell_bits = worlds.on
+                                ? worlds.shift + static_cast<int>(std::bit_width(worlds.shared))
+                                : grid->cell_bits();
       cell_sorter_.sort_pairs(listing_.cells, listing_.boxes,
                               {.algorithm = sort::Algorithm::Cpu, .end_bit = cell_bits});
       gather_listings(sorted_, *grid, axis, listing_, max_threads_);
@@ -422,6 +431,7 @@ class CpuSweep final : public SweepBackend {
   sort::Sorter cell_sorter_;
   std::vector<SweepResult> results_;
   HostPairs pairs_;
+  HostOffsets offsets_;
 };
 
 }  // namespace

@@ -161,9 +161,9 @@ struct BoxSummary {
 /// (no world ids), a listing's cell is its grid cell.
 struct WorldCells {
   bool on = false;
-  std::uint32_t first = 0;           ///< the lowest world id of the frame
-  std::uint32_t shared = 0;          ///< the slot of kAllWorlds boxes
-  int shift = 0;                     ///< bits of a grid cell id
+  std::uint32_t first = 0;              ///< the lowest world id of the frame
+  std::uint32_t shared = 0;             ///< the slot of kAllWorlds boxes
+  int shift = 0;                        ///< bits of a grid cell id
   std::uint32_t grid_mask = kCellBits;  ///< a cell's grid cell bits
 
   /// The slot of a box of `world` (an id out of range, which fails the frame, takes the shared).

@@ -11,7 +11,8 @@
 //             listings sorted by cell and gathered into records
 //   sweep     candidates found along the axis and tested on the others and the filter bits,
 //             the pairs written
-//   pair_sort the pairs ordered by (a, b), when sorted_pairs asks
+//   pair_sort the pairs ordered by (a, b), when sorted_pairs asks, or by (world, a, b) and the
+//             worlds' offsets found, when group_by_world asks
 //   download  the pairs copied to the host (the CUDA sweep's find_pairs())
 #pragma once
 
@@ -46,6 +47,7 @@ struct FrameRequest {
   InvalidBoxes invalid_boxes = InvalidBoxes::Reject;
   sort::Algorithm sort = sort::Algorithm::Auto;  // resolved: never Auto here
   bool sorted_pairs = false;
+  bool group_by_world = false;
   bool stage_times = true;
   StreamHandle stream = nullptr;
 };
@@ -62,6 +64,9 @@ class SweepBackend {
   virtual std::span<const Pair> host_pairs(BroadPhaseStats& stats) = 0;
   /// The pairs of the last run in device memory.
   virtual DeviceSpan<const Pair> device_pairs() = 0;
+  /// The last run's world_pair_offsets (group_by_world), in host or device memory.
+  virtual std::span<const std::uint32_t> host_world_offsets() = 0;
+  virtual DeviceSpan<const std::uint32_t> device_world_offsets() = 0;
 
   /// The box order sorted by the last run (a permutation of 0..n-1), for another backend.
   virtual std::vector<std::uint32_t> export_order() = 0;
@@ -80,18 +85,20 @@ std::unique_ptr<SweepBackend> make_cuda_sweep();
 std::unique_ptr<SweepBackend> make_cpu_sweep(int threads);
 std::unique_ptr<SweepBackend> make_brute_force_sweep();
 
-/// Pairs found on the host, copied to the device on the first request after each frame.
-class HostPairs {
+/// Results found on the host (pairs, world offsets), copied to the device on the first
+/// request after each frame.
+template <class T>
+class HostResult {
  public:
-  /// The pairs, for a new frame to write (the device copy is stale from here on).
-  std::vector<Pair>& rewrite() {
+  /// The values, for a new frame to write (the device copy is stale from here on).
+  std::vector<T>& rewrite() {
     on_device_ = false;
-    return pairs_;
+    return values_;
   }
-  std::span<const Pair> host() const { return pairs_; }
-  DeviceSpan<const Pair> device() {
+  std::span<const T> host() const { return values_; }
+  DeviceSpan<const T> device() {
     if (!on_device_) {
-      device_.upload(pairs_);
+      device_.upload(values_);
       synchronize(nullptr);
       on_device_ = true;
     }
@@ -99,10 +106,12 @@ class HostPairs {
   }
 
  private:
-  std::vector<Pair> pairs_;
-  DeviceBuffer<Pair> device_;
+  std::vector<T> values_;
+  DeviceBuffer<T> device_;
   bool on_device_ = false;
 };
+using HostPairs = HostResult<Pair>;
+using HostOffsets = HostResult<std::uint32_t>;
 
 /// The error for a frame with more (box, cell) listings than either sweep's 32-bit listing
 /// indices reach.

@@ -76,6 +76,10 @@ struct BroadPhaseOptions {
   /// Report pairs sorted by (a, b). Otherwise the order is the sweep's, which on the GPU
   /// differs from run to run (blocks append as they finish); the set never does.
   bool sorted_pairs = false;
+  /// Report pairs sorted by (world, a, b), and where each world's begin:
+  /// BroadPhase::world_pair_offsets(). A pair's world is its boxes' (FilterArrays::worlds), the
+  /// other box's when one is in kAllWorlds; pairs of two kAllWorlds boxes come last.
+  bool group_by_world = false;
   /// Time each stage (upload, keys, sort, list, sweep, pair_sort, download) for stats(). The GPU
   /// backend records a pair of CUDA events per stage and reads them at the end of the frame,
   /// which costs host time; off, it measures only total_ms and its stage times read 0. (The
@@ -164,6 +168,17 @@ class RSW_API BroadPhase {
   PairView find_pairs();
   /// The same pairs in device memory (the CPU backends upload them on the first call).
   DevicePairView find_pairs_device();
+
+  /// With BroadPhaseOptions::group_by_world, where each world's pairs lie in find_pairs()
+  /// (and find_pairs_device()): one entry per world id from 0 to the largest of the frame's
+  /// valid boxes, and one more; world w's pairs are [offsets[w], offsets[w + 1]), empty for an
+  /// id no box has. (Ids are read directly: a frame whose largest id is 10^6 has 10^6 + 2
+  /// offsets.) The pairs of two kAllWorlds boxes follow offsets.back(). Without world ids every
+  /// box is in world 0. Empty without group_by_world, and before the first frame. Valid until
+  /// the next update(); the GPU backend downloads them on the first call after update().
+  std::span<const std::uint32_t> world_pair_offsets();
+  /// The same offsets in device memory (the CPU backends upload them on the first call).
+  rsw::DeviceSpan<const std::uint32_t> world_pair_offsets_device();
 
   /// Statistics of the last frame.
   const BroadPhaseStats& stats() const noexcept;

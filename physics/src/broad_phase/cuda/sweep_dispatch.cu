@@ -76,7 +76,13 @@ class CudaSweep final : public SweepBackend {
       throw Error(ErrorKind::InvalidArgument, describe_box(boxes, frame.summary.first_invalid));
     }
     const FramePlan plan = frame.plan;
-    if (request.sorted_pairs) sort_pairs(count, stream);
+    world_offset_count_ = 0;
+    host_offsets_ready_ = false;
+    if (request.group_by_world) {
+      group_pairs(boxes, count, worlds_present(frame.summary, boxes.worlds != nullptr), stream);
+    } else if (request.sorted_pairs) {
+      sort_pairs(count, nullptr, 0, stream);
+    }
 
     profiler_.end_frame();
     profiler_.flush();  // the stream is idle: nothing waits
@@ -116,6 +122,20 @@ class CudaSweep final : public SweepBackend {
   }
 
   DeviceSpan<const Pair> device_pairs() override { return {pairs_.data(), pair_count_}; }
+
+  std::span<const std::uint32_t> host_world_offsets() override {
+    if (!host_offsets_ready_) {
+      host_offsets_.resize_discarding(world_offset_count_);
+      if (world_offset_count_ > 0) world_offsets_.download(host_offsets_.span(), stream_handle_);
+      synchronize(stream_handle_);
+      host_offsets_ready_ = true;
+    }
+    return {host_offsets_.data(), world_offset_count_};
+  }
+
+  DeviceSpan<const std::uint32_t> device_world_offsets() override {
+    return {world_offsets_.data(), world_offset_count_};
+  }
 
   std::vector<std::uint32_t> export_order() override { return order_.to_vector(stream_handle_); }
   void import_order(std::vector<std::uint32_t> order) override {
@@ -261,8 +281,8 @@ class CudaSweep final : public SweepBackend {
                                        stream>>>(listing_scan_, tiles);
         RSW_CUDA_CHECK_LAUNCH("launching ready_listing_tiles");
         zero_sweep_counts(true, stream);
-        rsw::detail::fill_bytes_zero(&frame_.data()->shared_listings,
-                                     sizeof(unsigned long long), stream);
+        rsw::detail::fill_bytes_zero(&frame_.data()->shared_listings, sizeof(unsigned long long),
+                                     stream);
       }
       if (count > 0) {
         list_boxes(count, stream);
@@ -316,11 +336,12 @@ class CudaSweep final : public SweepBackend {
     const auto room = static_cast<std::uint32_t>(listing_cells_.size());
     auto timer = timed("list", stream);
     if (cells) {
-      cell_sorter_.sort_pairs(listing_cells_.span(), listing_boxes_.span(),
-                              {.algorithm = sort_algorithm,
-                               .end_bit = worlds ? static_cast<int>(std::bit_width(kCellBits)) : max_cell_bits(boxes),
-                               .stream = stream,
-                               .device_count = &frame_.data()->listings});
+      cell_sorter_.sort_pairs(
+          listing_cells_.span(), listing_boxes_.span(),
+          {.algorithm = sort_algorithm,
+           .end_bit = worlds ? static_cast<int>(std::bit_width(kCellBits)) : max_cell_bits(boxes),
+           .stream = stream,
+           .device_count = &frame_.data()->listings});
     }
     kernels::gather_listings<<<blocks_for(room), kThreads, 0, stream>>>(
         sorted_.data(), listing_cells_.data(), listing_boxes_.data(), frame_.data(), room,
@@ -351,9 +372,9 @@ class CudaSweep final : public SweepBackend {
       constexpr bool kCells = decltype(cells_mode)::value;
       constexpr bool kFilters = decltype(filter_bits)::value;
       const auto kernel = kernels::sweep_cells<kCells, kFilters>;
-      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
-          listing_records_.data(), room, boxes, frame_.data(), pairs_.data(), pairs_.size(),
-          long_listings);
+      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(listing_records_.data(), room, boxes,
+                                                               frame_.data(), pairs_.data(),
+                                                               pairs_.size(), long_listings);
       RSW_CUDA_CHECK_LAUNCH("launching sweep_cells");
       if (boxes.worlds == nullptr) return;
       const auto shared = kernels::meet_shared<kCells, kFilters>;
@@ -418,9 +439,29 @@ class CudaSweep final : public SweepBackend {
     return blocks;
   }
 
+  // The pairs in (world, a, b) order (sort_pairs with the worlds' pass) and the offsets of the
+  // `worlds` worlds' pairs, found by world_offsets in the sorted keys.
+  void group_pairs(const kernels::BoxView& boxes, std::uint32_t count, std::uint32_t worlds,
+                   StreamHandle stream) {
+    sort_pairs(count, worlds > 0 ? boxes.worlds : nullptr, worlds, stream);
+    auto timer = timed("pair_sort", stream);
+    world_offset_count_ = std::size_t{worlds} + 1;
+    world_offsets_.resize_discarding(world_offset_count_);
+    // With no world of its own, every pair is of two kAllWorlds boxes (after offsets[0]).
+    const bool keyed = boxes.worlds != nullptr && pair_count_ > 0 && worlds > 0;
+    kernels::world_offsets<<<blocks_for(world_offset_count_), kThreads, 0, stream>>>(
+        keyed ? pair_keys_.data() : nullptr, static_cast<std::uint32_t>(pair_count_), worlds,
+        world_offsets_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching world_offsets");
+  }
+
   // The pairs in (a, b) order: a stable sort by b, then by a, of their positions, and a
-  // gather. Keys need only the bits of the largest box index.
-  void sort_pairs(std::uint32_t count, StreamHandle stream) {
+  // gather. Keys need only the bits of the largest box index. With `box_worlds`, a last
+  // stable sort by the pairs' worlds (pair_world; `worlds` is the key of pairs of two
+  // kAllWorlds boxes) leaves them in (world, a, b) order and the sorted world keys in
+  // pair_keys_.
+  void sort_pairs(std::uint32_t count, const std::uint32_t* box_worlds, std::uint32_t worlds,
+                  StreamHandle stream) {
     if (pair_count_ == 0) return;
     if (pair_count_ >= BoxSummary::kNoBox) {
       throw Error(ErrorKind::OutOfMemory,
@@ -440,6 +481,15 @@ class CudaSweep final : public SweepBackend {
       pair_sorter_.sort_pairs(
           pair_keys_.span(), pair_order_.span(),
           {.algorithm = sort::Algorithm::Onesweep, .end_bit = end_bit, .stream = stream});
+    }
+    if (box_worlds != nullptr) {
+      kernels::pair_world_keys<<<blocks_for(pairs), kThreads, 0, stream>>>(
+          pairs_.data(), pair_order_.data(), pairs, box_worlds, worlds, pair_keys_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching pair_world_keys");
+      pair_sorter_.sort_pairs(pair_keys_.span(), pair_order_.span(),
+                              {.algorithm = sort::Algorithm::Onesweep,
+                               .end_bit = static_cast<int>(std::bit_width(worlds)),
+                               .stream = stream});
     }
     sorted_pairs_.resize_discarding(pairs);
     kernels::gather_pairs<<<blocks_for(pairs), kThreads, 0, stream>>>(
@@ -544,6 +594,11 @@ class CudaSweep final : public SweepBackend {
   PinnedBuffer<kernels::FrameCounters> host_frame_{1};
   PinnedBuffer<Pair> host_pairs_;
   bool host_pairs_ready_ = false;
+  // The worlds' offsets (group_by_world).
+  DeviceBuffer<std::uint32_t> world_offsets_;
+  std::size_t world_offset_count_ = 0;
+  PinnedBuffer<std::uint32_t> host_offsets_;
+  bool host_offsets_ready_ = false;
 };
 
 }  // namespace

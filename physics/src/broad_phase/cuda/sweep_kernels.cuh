@@ -35,6 +35,7 @@
 #include <cuda/std/functional>
 
 #include "../frame_plan.hpp"
+#include "../pair_order.hpp"
 #include "rsw/physics/aabb.hpp"
 #include "rsw/sort/key_mapping.hpp"
 
@@ -99,7 +100,9 @@ struct BoxView {
   }
   /// Whether the sweep reads filter bits (else every box has the defaults). Worlds it need
   /// not read: each world has cells of its own (WorldCells).
-  bool filtered() const { return categories != nullptr || masks != nullptr; }
+  bool filtered() const {
+    return categories != nullptr || masks != nullptr;
+  }
 };
 
 /// Device state of one frame, read back by the host at its two waits. Nothing resets it at
@@ -272,9 +275,9 @@ __global__ void __launch_bounds__(kThreads)
       }
       auto* words = reinterpret_cast<float4*>(packed + box);
       words[0] = make_float4(low[k][0], low[k][1], low[k][2], high[k][0]);
-      words[1] = make_float4(high[k][1], high[k][2],
-                             __uint_as_float(valid ? boxes.category(box) : 0u),
-                             __uint_as_float(world));
+      words[1] =
+          make_float4(high[k][1], high[k][2], __uint_as_float(valid ? boxes.category(box) : 0u),
+                      __uint_as_float(world));
     }
   }
   summary = merged_over_warp(summary);
@@ -696,8 +699,7 @@ __global__ void __launch_bounds__(kThreads)
           active = false;
         } else {
           ++candidates;
-          hit = record_e.min_s <= record_f.max_s &&
-                overlap_across(record_e, across_of(record_f)) &&
+          hit = record_e.min_s <= record_f.max_s && overlap_across(record_e, across_of(record_f)) &&
                 is_reported<kCells, kFilters>(record_e, record_f, filters);
           pair = record_e.box < record_f.box ? Pair{record_e.box, record_f.box}
                                              : Pair{record_f.box, record_e.box};
@@ -707,7 +709,8 @@ __global__ void __launch_bounds__(kThreads)
       const unsigned int hits = __ballot_sync(kAll, hit);
       if (hit) buffered[buffered_size + __popc(hits & lanes_below)] = pair;
       buffered_size += __popc(hits);
-      if (buffered_size > kWarpPairs - 32) flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+      if (buffered_size > kWarpPairs - 32)
+        flush_pairs(buffered, buffered_size, frame, pairs, capacity);
     }
   }
   flush_pairs(buffered, buffered_size, frame, pairs, capacity);
@@ -819,6 +822,40 @@ __global__ void pair_keys(const Pair* pairs, const std::uint32_t* order, std::ui
   if (i >= count) return;
   const Pair pair = pairs[order != nullptr ? order[i] : i];
   keys[i] = by_a ? pair.a : pair.b;
+}
+
+/// Thread i: keys[i] = the world of pair order[i] (pair_world; `shared_key` for two
+/// kAllWorlds boxes).
+__global__ void pair_world_keys(const Pair* pairs, const std::uint32_t* order, std::uint32_t count,
+                                const std::uint32_t* worlds, std::uint32_t shared_key,
+                                std::uint32_t* keys) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= count) return;
+  const Pair pair = pairs[order[i]];
+  keys[i] = pair_world(worlds[pair.a], worlds[pair.b], shared_key);
+}
+
+/// Thread w <= worlds: offsets[w], the first pair whose world (keys, sorted, one a pair) is
+/// >= w, by a binary search; without keys every pair is in world 0.
+__global__ void world_offsets(const std::uint32_t* keys, std::uint32_t pairs, std::uint32_t worlds,
+                              std::uint32_t* offsets) {
+  const std::uint32_t w = blockIdx.x * blockDim.x + threadIdx.x;
+  if (w > worlds) return;
+  if (keys == nullptr) {
+    offsets[w] = w == 0 ? 0u : pairs;
+    return;
+  }
+  std::uint32_t low = 0;
+  std::uint32_t high = pairs;
+  while (low < high) {
+    const std::uint32_t middle = low + (high - low) / 2;
+    if (keys[middle] < w) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  offsets[w] = low;
 }
 
 /// Thread i: out[i] = pairs[order[i]].
