@@ -95,6 +95,7 @@ void stats_panel(const OverlayStats& stats) {
   }
   ImGui::Separator();
   ImGui::Text("objects     %s", with_thousands(stats.objects).c_str());
+  if (stats.worlds > 0) ImGui::Text("worlds      %s", with_thousands(stats.worlds).c_str());
   ImGui::Text("candidates  %s", with_thousands(stats.candidates).c_str());
   ImGui::Text("pairs       %s", with_thousands(stats.pairs).c_str());
   ImGui::Text("sort passes %d run, %d skipped", stats.sort_passes_run,

@@ -184,6 +184,7 @@ class Demo {
                      .stages = kStages,
                      .device = device_name(),
                      .objects = counts.objects,
+                     .worlds = counts.worlds,
                      .candidates = counts.candidates,
                      .pairs = counts.pairs,
                      .sort_passes_run = counts.sort_passes_run,

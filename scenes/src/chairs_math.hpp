@@ -20,8 +20,21 @@ struct ChairField {
   float size[3];       // the mesh's scale: the chair's extent on its own axes
   float origin[3];     // the centre of mass in the scaled mesh's frame (the mesh's centre at 0)
   const float* flash;  // per chair, 1 as it begins touching another, fading to 0; or nullptr
+  // Drawn in tiles (the worlds scene): chairs [k * per_tile, (k + 1) * per_tile) in tile k of
+  // a grid tile_columns wide, centred on the origin, tiles tile_pitch apart on x and z.
+  // per_tile 0: every chair where it is.
+  std::uint32_t per_tile;
+  std::uint32_t tile_columns;
+  float tile_pitch;
 };
 
+/// Where tile k of a grid `columns` wide, centred on the origin, lies on x and z.
+RSW_HOST_DEVICE inline void tile_offset(std::uint32_t tile, std::uint32_t columns, float pitch,
+                                        float (&offset)[2]) {
+  const float middle = 0.5f * static_cast<float>(columns - 1);
+  offset[0] = pitch * (static_cast<float>(tile % columns) - middle);
+  offset[1] = pitch * (static_cast<float>(tile / columns) - middle);
+}
 
 /// Chair i as an instance of Shape::Chair: its mesh's centre is the centre of mass less the
 /// turned origin. Coloured from a palette of paints by index, lighter while it moves fast.
@@ -44,6 +57,12 @@ RSW_HOST_DEVICE inline render::BoxInstance chair_instance(const ChairField& fiel
     instance.centre[axis] = field.position[axis][i] - turned[axis];
     instance.size[axis] = field.size[axis];
     speed_squared += field.velocity[axis][i] * field.velocity[axis][i];
+  }
+  if (field.per_tile > 0) {
+    float offset[2];
+    tile_offset(i / field.per_tile, field.tile_columns, field.tile_pitch, offset);
+    instance.centre[0] += offset[0];
+    instance.centre[2] += offset[1];
   }
   instance.orientation[0] = x;
   instance.orientation[1] = y;

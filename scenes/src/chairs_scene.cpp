@@ -9,12 +9,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <numbers>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "chair_body.hpp"
 #include "chairs_math.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/physics/bounds.hpp"
@@ -26,52 +26,15 @@
 namespace rsw::scenes::detail {
 namespace {
 
-constexpr int kSubsteps = 16;
-constexpr float kSubstep = 1.0f / (60.0f * kSubsteps);
 constexpr std::size_t kMaxChairs = std::size_t{1} << 20;
-// The chair: 0.5 wide and deep, 1 tall, as the renderer's unit chair mesh scaled.
-constexpr std::array<float, 3> kSize = {0.5f, 1.0f, 0.5f};
 constexpr float kSpacing = 0.85f;     // between chairs in a layer of the grid
 constexpr float kLayerHeight = 1.3f;  // between layers
-constexpr float kMass = 1.0f;
 // A chair's flash fades over this many frames (a quarter of a second at 60 frames a second).
 constexpr float kFlashFrames = 15.0f;
 
 // State arrays: position (0-2), orientation x, y, z, w (3-6), velocity (7-9), angular
 // velocity (10-12).
 constexpr int kArrays = 13;
-
-// The solids of the renderer's chair (its unit mesh scaled by kSize: seat, four legs, back)
-// and spheres along them.
-physics::RigidShape chair_shape() {
-  constexpr float kLeg = 0.06f;
-  std::vector<physics::SolidBox> solids = {{{-0.25f, -0.05f, -0.25f}, {0.25f, 0.05f, 0.25f}},
-                                           {{-0.25f, 0.05f, -0.25f}, {0.25f, 0.5f, -0.19f}}};
-  std::vector<physics::ProxySphere> spheres;
-  for (const float x : {-0.25f, 0.25f - kLeg}) {
-    for (const float z : {-0.25f, 0.25f - kLeg}) {
-      solids.push_back({{x, -0.5f, z}, {x + kLeg, -0.05f, z + kLeg}});
-      const float middle[2] = {x + 0.5f * kLeg, z + 0.5f * kLeg};
-      spheres.push_back({{middle[0], -0.2f, middle[1]}, 0.055f});
-      spheres.push_back({{middle[0], -0.445f, middle[1]}, 0.055f});
-    }
-  }
-  for (const float x : {-0.18f, 0.0f, 0.18f}) {
-    for (const float z : {-0.18f, 0.0f, 0.18f})
-      spheres.push_back({{x, 0.0f, z}, 0.07f});  // the seat
-    for (const float y : {0.21f, 0.41f})
-      spheres.push_back({{x, y, -0.22f}, 0.07f});  // the back
-  }
-  return physics::RigidShape::from_solids(solids, spheres, kMass);
-}
-
-// Contacts: stiff enough that a chair landing at 15 m/s sinks a few centimetres into what it
-// hits; damped so that a bounce loses most of its energy; friction as wood on wood.
-constexpr physics::RigidOptions kContacts{.stiffness = 3e4f,
-                                          .damping = 50.0f,
-                                          .friction = 0.6f,
-                                          .tangential_damping = 200.0f,
-                                          .angular_damping = 0.2f};
 
 class ChairsScene final : public SceneBase<kArrays> {
  public:
@@ -104,7 +67,7 @@ class ChairsScene final : public SceneBase<kArrays> {
   }
 
   void step(StageProfiler& profiler) override {
-    for (int substep = 0; substep < kSubsteps; ++substep) {
+    for (int substep = 0; substep < kChairSubsteps; ++substep) {
       if (on_gpu()) {
         const physics::DeviceRigidBodies bodies = device_bodies();
         {
@@ -115,10 +78,10 @@ class ChairsScene final : public SceneBase<kArrays> {
         const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
         {
           auto timer = profiler.time("narrow phase", backend(), stream());
-          world_.collide(bodies, pairs, kContacts, stream());
+          world_.collide(bodies, pairs, kChairContacts, stream());
         }
         auto timer = profiler.time("integrate", backend(), stream());
-        world_.integrate(bodies, kSubstep, kContacts, stream());
+        world_.integrate(bodies, kChairSubstep, kChairContacts, stream());
       } else {
         const physics::RigidBodies bodies = host_bodies();
         {
@@ -129,10 +92,10 @@ class ChairsScene final : public SceneBase<kArrays> {
         const physics::PairView pairs = broad_phase_.find_pairs();
         {
           auto timer = profiler.time("narrow phase");
-          world_.collide(bodies, pairs, kContacts);
+          world_.collide(bodies, pairs, kChairContacts);
         }
         auto timer = profiler.time("integrate");
-        world_.integrate(bodies, kSubstep, kContacts);
+        world_.integrate(bodies, kChairSubstep, kChairContacts);
       }
       record_broad_phase(profiler);
     }
@@ -182,7 +145,7 @@ class ChairsScene final : public SceneBase<kArrays> {
         static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<float>(count_) / 10.0f)));
     const std::uint32_t per_layer = across * across;
     half_width_ = 0.5f * kSpacing * static_cast<float>(across);
-    const float lowest = 0.5f * kSize[1] + 0.3f;
+    const float lowest = 0.5f * kChairSize[1] + 0.3f;
     for (std::uint32_t i = 0; i < count_; ++i) {
       const std::uint32_t layer = i / per_layer;
       const std::uint32_t in_layer = i % per_layer;
@@ -194,30 +157,13 @@ class ChairsScene final : public SceneBase<kArrays> {
           lowest + kLayerHeight * static_cast<float>(layer),
           -half_width_ + kSpacing * (0.5f + static_cast<float>(in_layer / across)) + shift +
               jitter * (unit(generator) - 0.5f)};
-      // A turn about y, then a tip of up to 0.3 rad about a horizontal axis.
-      const float yaw = 2.0f * std::numbers::pi_v<float> * unit(generator);
-      const float tip = 0.3f * unit(generator);
-      const float heading = 2.0f * std::numbers::pi_v<float> * unit(generator);
-      const std::array<float, 4> turn_y = {0, std::sin(0.5f * yaw), 0, std::cos(0.5f * yaw)};
-      const std::array<float, 4> tip_q = {std::cos(heading) * std::sin(0.5f * tip), 0,
-                                          std::sin(heading) * std::sin(0.5f * tip),
-                                          std::cos(0.5f * tip)};
-      const std::array<float, 4> q = multiply_quaternions(tip_q, turn_y);
+      const std::array<float, 4> q = dropped_orientation(generator);
       for (int axis = 0; axis < 3; ++axis)
         host_[static_cast<std::size_t>(axis)][i] = position[axis];
       for (int k = 0; k < 4; ++k)
         host_[static_cast<std::size_t>(3 + k)][i] = q[static_cast<std::size_t>(k)];
     }
-    top_ = lowest + kLayerHeight * static_cast<float>((count_ - 1) / per_layer) + kSize[1];
-  }
-
-  // a b for quaternions (x, y, z, w): the turn b, then a.
-  static std::array<float, 4> multiply_quaternions(const std::array<float, 4>& a,
-                                                   const std::array<float, 4>& b) {
-    return {a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
-            a[3] * b[1] + a[1] * b[3] + a[2] * b[0] - a[0] * b[2],
-            a[3] * b[2] + a[2] * b[3] + a[0] * b[1] - a[1] * b[0],
-            a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2]};
+    top_ = lowest + kLayerHeight * static_cast<float>((count_ - 1) / per_layer) + kChairSize[1];
   }
 
   physics::RigidBodies host_bodies() {
@@ -236,7 +182,7 @@ class ChairsScene final : public SceneBase<kArrays> {
     for (int axis = 0; axis < 3; ++axis) {
       view.position[axis] = array(axis);
       view.velocity[axis] = array(7 + axis);
-      view.size[axis] = kSize[static_cast<std::size_t>(axis)];
+      view.size[axis] = kChairSize[static_cast<std::size_t>(axis)];
       view.origin[axis] = shape.origin[static_cast<std::size_t>(axis)];
     }
     for (int k = 0; k < 4; ++k)

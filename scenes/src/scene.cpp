@@ -8,7 +8,7 @@
 namespace rsw::scenes {
 
 std::vector<std::string> scene_names() {
-  return {"chairs", "particles", "nbody", "boxes"};
+  return {"chairs", "particles", "nbody", "boxes", "worlds"};
 }
 
 std::unique_ptr<Scene> make_scene(std::string_view name) {
@@ -16,6 +16,7 @@ std::unique_ptr<Scene> make_scene(std::string_view name) {
   if (name == "chairs") return detail::make_chairs_scene();
   if (name == "nbody") return detail::make_nbody_scene();
   if (name == "particles") return detail::make_particles_scene();
+  if (name == "worlds") return detail::make_worlds_scene();
   std::string choices;
   for (const std::string& known : scene_names())
     choices += (choices.empty() ? "" : ", ") + known;

@@ -135,3 +135,15 @@ TEST(ChairsSceneGpu, FollowsTheCpuRepeatsItselfAndSwitchesExactly) {
 }
 
 }  // namespace
+
+namespace {
+
+// Worlds: every world's chairs falling onto their own ground in one region of space, the
+// broad phase keeping the worlds apart by their ids on the GPU as on the CPU.
+TEST(WorldsSceneGpu, FollowsTheCpuAndRepeatsItself) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  std::unique_ptr<rsw::scenes::Scene> gpu = expect_gpu_follows_cpu("worlds", 6 * 97, 3, 20, 5e-3f);
+  EXPECT_EQ(gpu->stats().worlds, 97u);
+}
+
+}  // namespace

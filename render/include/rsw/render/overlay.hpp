@@ -39,6 +39,7 @@ struct OverlayStats {
   std::vector<std::string> stages;
   std::string device;          ///< where the work runs: "NVIDIA H100 80GB HBM3", "CPU, 16 threads"
   std::size_t objects = 0;     ///< bodies or particles in the scene
+  std::size_t worlds = 0;      ///< independent worlds the objects are in (0: the scene is one)
   std::size_t candidates = 0;  ///< broad-phase candidate pairs tested
   std::size_t pairs = 0;       ///< overlapping pairs found
   int sort_passes_run = 0;     ///< radix passes that moved data in the frame's box sort

@@ -39,6 +39,7 @@ struct SceneSettings {
 /// What the overlay shows of the last step.
 struct SceneStats {
   std::size_t objects = 0;     ///< bodies in the scene
+  std::size_t worlds = 0;      ///< independent worlds the bodies are in (0: the scene is one)
   std::size_t candidates = 0;  ///< broad-phase candidate pairs tested
   std::size_t pairs = 0;       ///< overlapping pairs found
   int sort_passes_run = 0;     ///< radix passes of the box sort that moved data

@@ -1,0 +1,223 @@
+// The worlds scene: many small worlds stepped side by side, as a robot-learning stack steps
+// thousands of copies of one environment: in each, six chairs are dropped onto the ground,
+// turned at random, and tumble into each other. Every world lies in the same region of space;
+// the broad phase keeps them apart by the worlds' ids (FilterArrays::worlds), so a chair
+// meets only the chairs of its own world, and one frame serves them all. The worlds are drawn
+// in a square grid of tiles, each on a pad of its own.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "chair_body.hpp"
+#include "chairs_math.hpp"
+#include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
+#include "rsw/physics/bounds.hpp"
+#include "rsw/physics/rigid_bodies.hpp"
+#include "scene_base.hpp"
+#include "scene_registry.hpp"
+
+namespace rsw::scenes::detail {
+namespace {
+
+constexpr std::size_t kMaxChairs = std::size_t{1} << 20;
+constexpr std::uint32_t kChairsPerWorld = 6;
+// Between the centres of neighbouring worlds' tiles: a chair that tumbles off its world's
+// pile slides up to a few metres from the centre.
+constexpr float kTilePitch = 6.0f;
+constexpr float kPad = 5.6f;  // the width of a world's pad
+
+// State arrays: position (0-2), orientation x, y, z, w (3-6), velocity (7-9), angular
+// velocity (10-12).
+constexpr int kArrays = 13;
+
+class WorldsScene final : public SceneBase<kArrays> {
+ public:
+  WorldsScene() : bodies_({chair_shape()}) {}
+
+  std::string_view name() const noexcept override { return "worlds"; }
+  std::size_t default_count(Backend backend) const noexcept override {
+    return kChairsPerWorld * (backend == Backend::Cuda ? 2048 : 64);
+  }
+
+  void reset(const SceneSettings& settings) override {
+    if (settings.count < 1 || settings.count > kMaxChairs) {
+      throw Error(ErrorKind::InvalidArgument, "worlds scene: " + std::to_string(settings.count) +
+                                                  " chairs; 1 .. " + std::to_string(kMaxChairs));
+    }
+    start(settings, static_cast<std::uint32_t>(settings.count));
+    worlds_ = (count_ + kChairsPerWorld - 1) / kChairsPerWorld;
+    columns_ = static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<double>(worlds_))));
+    resize_host(world_ids_, count_, "the chairs' worlds");
+    for (std::uint32_t i = 0; i < count_; ++i)
+      world_ids_[i] = i / kChairsPerWorld;
+    std::mt19937 generator(settings.seed);
+    drop(generator);
+    pads_.clear();
+    place();
+  }
+
+  SceneStats stats() const override {
+    SceneStats stats = SceneBase::stats();
+    stats.worlds = worlds_;
+    return stats;
+  }
+
+  void step(StageProfiler& profiler) override {
+    for (int substep = 0; substep < kChairSubsteps; ++substep) {
+      if (on_gpu()) {
+        const physics::DeviceRigidBodies bodies = device_bodies();
+        {
+          auto timer = profiler.time("aabb", backend(), stream());
+          bodies_.bounds(bodies, device_bounds_, stream());
+        }
+        broad_phase_.update(device_bounds_.view(), {.worlds = device_world_ids_.span()});
+        const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
+        {
+          auto timer = profiler.time("narrow phase", backend(), stream());
+          bodies_.collide(bodies, pairs, kChairContacts, stream());
+        }
+        auto timer = profiler.time("integrate", backend(), stream());
+        bodies_.integrate(bodies, kChairSubstep, kChairContacts, stream());
+      } else {
+        const physics::RigidBodies bodies = host_bodies();
+        {
+          auto timer = profiler.time("aabb");
+          bodies_.bounds(bodies, host_bounds_);
+        }
+        broad_phase_.update(host_bounds_.view(), {.worlds = world_ids_});
+        const physics::PairView pairs = broad_phase_.find_pairs();
+        {
+          auto timer = profiler.time("narrow phase");
+          bodies_.collide(bodies, pairs, kChairContacts);
+        }
+        auto timer = profiler.time("integrate");
+        bodies_.integrate(bodies, kChairSubstep, kChairContacts);
+      }
+      record_broad_phase(profiler);
+    }
+  }
+
+  render::OrbitCamera camera() const override {
+    const float width = kTilePitch * static_cast<float>(columns_);
+    return {.target = {0, 0, 0},
+            .distance = 1.15f * width + 6.0f,
+            .yaw_degrees = 30,
+            .pitch_degrees = 40,
+            .near_plane = 0.05f,
+            .far_plane = 6 * width + 40.0f};
+  }
+
+  void draw(render::Renderer& renderer, StageProfiler& profiler) override {
+    auto timer = profiler.time("render", backend(), stream());
+    if (pads_.empty()) make_pads();
+    renderer.draw_instances(render::Shape::Box, pads_);
+    const ChairField state = field();
+    draw_instances(
+        renderer, render::Shape::Chair,
+        [&](render::BoxInstance* out) { write_chair_instances_on_gpu(state, out, stream()); },
+        [&](std::uint32_t i) { return chair_instance(state, i); });
+  }
+
+ private:
+  // Each world's chairs in two layers of three around the world's centre, the upper layer
+  // turned a sixth of a circle from the lower, each chair shifted, turned and tipped at random.
+  void drop(std::mt19937& generator) {
+    std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+    constexpr float kRadius = 0.45f;
+    constexpr float kLayerHeight = 1.3f;
+    const float lowest = 0.5f * kChairSize[1] + 0.3f;
+    for (std::uint32_t i = 0; i < count_; ++i) {
+      const std::uint32_t in_world = i % kChairsPerWorld;
+      const std::uint32_t layer = in_world / 3;
+      constexpr float kThird = 2.0f * std::numbers::pi_v<float> / 3.0f;
+      const float angle =
+          kThird * (static_cast<float>(in_world % 3) + 0.5f * static_cast<float>(layer));
+      const float jitter = 0.15f;
+      const float position[3] = {
+          kRadius * std::cos(angle) + jitter * (unit(generator) - 0.5f),
+          lowest + kLayerHeight * static_cast<float>(layer) + 0.4f * unit(generator),
+          kRadius * std::sin(angle) + jitter * (unit(generator) - 0.5f)};
+      const std::array<float, 4> q = dropped_orientation(generator);
+      for (int axis = 0; axis < 3; ++axis)
+        host_[static_cast<std::size_t>(axis)][i] = position[axis];
+      for (int k = 0; k < 4; ++k)
+        host_[static_cast<std::size_t>(3 + k)][i] = q[static_cast<std::size_t>(k)];
+    }
+  }
+
+  // A thin pad under each world's tile, in two shades like a board.
+  void make_pads() {
+    pads_.resize(worlds_);
+    for (std::uint32_t w = 0; w < worlds_; ++w) {
+      float offset[2];
+      tile_offset(w, columns_, kTilePitch, offset);
+      const bool light = (w % columns_ + w / columns_) % 2 == 0;
+      const float shade = light ? 0.52f : 0.42f;
+      render::BoxInstance& pad = pads_[w];
+      pad.centre[0] = offset[0];
+      pad.centre[1] = -0.02f;
+      pad.centre[2] = offset[1];
+      pad.size[0] = kPad;
+      pad.size[1] = 0.04f;
+      pad.size[2] = kPad;
+      pad.colour[0] = shade;
+      pad.colour[1] = shade;
+      pad.colour[2] = shade * 0.95f;
+    }
+  }
+
+  physics::RigidBodies host_bodies() {
+    auto& h = host_;
+    return {h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], {}};
+  }
+  physics::DeviceRigidBodies device_bodies() {
+    const auto span = [&](int index) { return DeviceSpan<float>{array(index), count_}; };
+    return {span(0), span(1), span(2), span(3),  span(4),  span(5),  span(6),
+            span(7), span(8), span(9), span(10), span(11), span(12), {}};
+  }
+
+  ChairField field() {
+    const physics::RigidShape& shape = bodies_.shapes()[0];
+    ChairField view{};
+    for (int axis = 0; axis < 3; ++axis) {
+      view.position[axis] = array(axis);
+      view.velocity[axis] = array(7 + axis);
+      view.size[axis] = kChairSize[static_cast<std::size_t>(axis)];
+      view.origin[axis] = shape.origin[static_cast<std::size_t>(axis)];
+    }
+    for (int k = 0; k < 4; ++k)
+      view.orientation[k] = array(3 + k);
+    view.count = count_;
+    view.per_tile = kChairsPerWorld;
+    view.tile_columns = columns_;
+    view.tile_pitch = kTilePitch;
+    return view;
+  }
+
+  void upload_rest() override {
+    device_bounds_.resize(count_);
+    device_world_ids_.upload(world_ids_, stream());
+  }
+
+  physics::RigidWorld bodies_;
+  physics::AabbStore host_bounds_;
+  physics::DeviceAabbStore device_bounds_;
+  std::uint32_t worlds_ = 1;
+  std::uint32_t columns_ = 1;
+  std::vector<std::uint32_t> world_ids_;  // chair i is in world i / kChairsPerWorld
+  DeviceBuffer<std::uint32_t> device_world_ids_;
+  std::vector<render::BoxInstance> pads_;
+};
+
+}  // namespace
+
+std::unique_ptr<Scene> make_worlds_scene() {
+  return std::make_unique<WorldsScene>();
+}
+
+}  // namespace rsw::scenes::detail
