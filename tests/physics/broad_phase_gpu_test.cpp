@@ -1,6 +1,8 @@
 // The GPU broad phase against brute force, and switching backends between frames.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <random>
 #include <string>
 #include <utility>
 
@@ -268,6 +270,67 @@ TEST(BroadPhaseWorldsGpu, WorldsInOneRegionAreSweptApart) {
     scene.masks.push_back(~0u);
     broad_phase.update(scene.boxes, scene.filter());
     EXPECT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+  }
+}
+
+TEST(BroadPhaseWorldsGpu, SmallWorldsSweptWholeFrameAfterFrameAgreeWithTheReference) {
+  // From the second frame of a scene whose worlds average at most 256 boxes, the GPU sweeps
+  // each world whole (one key a box: world, then minimum; no cells). Each scene runs four
+  // frames, its boxes jittered between them, one made NaN (excluded) in the third; a scene
+  // with a world of 1,500 boxes all overlapping along the axis (stacked apart on y) goes back
+  // to the cells.
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> jitter(-0.05f, 0.05f);
+  for (int scene_index = 0; scene_index < 2 * kWorldLayouts + 1; ++scene_index) {
+    const bool dense = scene_index == 2 * kWorldLayouts;
+    const auto layout = static_cast<WorldLayout>(scene_index % kWorldLayouts);
+    WorldScene scene = make_world_scene(layout, 20011, random);
+    if (dense) {  // beside many small worlds, one whose every box meets all along x
+      for (int i = 0; i < 1500; ++i) {
+        const float x = 0.0005f * static_cast<float>(i);
+        const float y = 2.0f * static_cast<float>(i);
+        scene.boxes.push_back({{x, y, 0}, {x + 1, y + 1, 1}});
+        scene.worlds.push_back(4);
+        if (!scene.categories.empty()) {
+          scene.categories.push_back(1u);
+          scene.masks.push_back(~0u);
+        }
+      }
+    }
+    const bool grouped = scene_index % 2 == 1;
+    physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda,
+                                     .invalid_boxes = physics::InvalidBoxes::Exclude,
+                                     .group_by_world = grouped});
+    for (int frame = 0; frame < 4; ++frame) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", scene " + std::to_string(scene_index) +
+                   ": " + scene.description + (dense ? ", a dense world" : "") + ", frame " +
+                   std::to_string(frame));
+      if (frame > 0) {
+        for (physics::Aabb& box : scene.boxes) {
+          const physics::Vec3 move{jitter(random), jitter(random), jitter(random)};
+          box = {{box.min.x + move.x, box.min.y + move.y, box.min.z + move.z},
+                 {box.max.x + move.x, box.max.y + move.y, box.max.z + move.z}};
+        }
+      }
+      if (frame == 2 && !scene.boxes.empty()) {
+        scene.boxes[scene.boxes.size() / 2].min.y = std::numeric_limits<float>::quiet_NaN();
+      }
+      broad_phase.update(scene.boxes, scene.filter());
+      ASSERT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+      if (grouped) {
+        ASSERT_TRUE(
+            grouped_by_world(scene, broad_phase.find_pairs(), broad_phase.world_pair_offsets()));
+      }
+      if (dense && frame >= 2) {
+        EXPECT_GT(broad_phase.stats().cells, 0u) << "a long walk sends the worlds to the cells";
+      }
+      if (layout == WorldLayout::ManySmall && !dense && frame > 0 &&
+          broad_phase.stats().boxes > 0) {
+        EXPECT_EQ(broad_phase.stats().cells, 0u) << "small worlds are swept whole";
+      }
+    }
   }
 }
 

@@ -184,11 +184,32 @@ struct WorldCells {
   constexpr bool is_shared(std::uint32_t cell) const { return on && cell >> shift == shared; }
 };
 
+/// How the GPU's frame for small worlds keys a box (one 32-bit key, one sort for every world):
+/// its world's slot (WorldCells::slot) in the high bits, and in the `bits` below them its
+/// minimum on the sweep axis in steps over the frame's range (clamped at both ends). Steps
+/// are monotone, so boxes in key order are in minimum order inside each world, boxes in one
+/// step aside; a box's run (the boxes after it whose step is at most the step of its own
+/// maximum) holds every box of its world that overlaps it on the axis, and a few more.
+struct WorldKeys {
+  int bits = 31;
+  float origin = 0;
+  float inverse_step = 1;  ///< steps per unit length
+
+  constexpr std::uint32_t step(float coordinate) const {
+    return CellGrid::index(coordinate, origin, inverse_step, 1u << bits);
+  }
+  constexpr std::uint32_t key(std::uint32_t slot, float minimum) const {
+    return slot << bits | step(minimum);
+  }
+  constexpr std::uint32_t slot(std::uint32_t key) const { return key >> bits; }
+};
+
 /// The sweep axis and grid of one frame.
 struct FramePlan {
   int axis = 0;   ///< 0 = x, 1 = y, 2 = z
   CellGrid grid;  ///< one cell (the whole sweep in one list) in SweepMode::AxisSweep
   WorldCells worlds;
+  WorldKeys world_keys;  ///< with worlds
 };
 
 /// At most this many cells along a grid axis.
@@ -302,6 +323,17 @@ RSW_HOST_DEVICE inline FramePlan plan_frame(const BoxSummary& summary, SweepAxis
   if (worlds) {
     plan.worlds.shift = plan.grid.cell_bits();
     plan.worlds.grid_mask = (1u << plan.worlds.shift) - 1u;
+    // Slots 0..shared in the high bits (none in the top bit when there is one slot).
+    const int slot_bits = static_cast<int>(std::bit_width(plan.worlds.shared));
+    WorldKeys& keys = plan.world_keys;
+    keys.bits = slot_bits > 1 ? 32 - slot_bits : 31;
+    if (summary.valid > 0) {
+      const double low = sort::float_from_key(summary.low_key[plan.axis]);
+      const double high = sort::float_from_key(summary.high_key[plan.axis]);
+      keys.origin = static_cast<float>(low);
+      keys.inverse_step =
+          static_cast<float>(static_cast<double>((1u << keys.bits) - 1u) / fmax(high - low, 1e-30));
+    }
   }
   return plan;
 }

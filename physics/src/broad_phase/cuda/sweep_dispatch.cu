@@ -68,9 +68,15 @@ class CudaSweep final : public SweepBackend {
         RSW_CUDA_CHECK_LAUNCH("launching iota");
       }
     }
-    sort_boxes(boxes, count, request, stream);
+    if (!order_carried_) small_worlds_allowed_ = true;  // another scene: small until shown not
+    const bool small_worlds =
+        boxes.worlds != nullptr && order_carried_ && small_worlds_next_ && small_worlds_allowed_;
+    sort_boxes(boxes, count, request, small_worlds, stream);
     const kernels::FrameCounters frame =
-        list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
+        small_worlds
+            ? sweep_small_worlds(boxes, count, stream)
+            : list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
+    small_worlds_next_ = boxes.worlds != nullptr && worlds_are_small(frame.summary);
     if (frame.first_bad_world != BoxSummary::kNoBox) throw bad_world(boxes, frame.first_bad_world);
     if (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject) {
       throw Error(ErrorKind::InvalidArgument, describe_box(boxes, frame.summary.first_invalid));
@@ -91,7 +97,7 @@ class CudaSweep final : public SweepBackend {
     stats.sort = sorter_.last_stats();
     stats.candidates = candidate_count_;
     stats.pairs = pair_count_;
-    if (request.mode == SweepMode::Cells) {
+    if (request.mode == SweepMode::Cells && !small_worlds) {
       stats.cells = plan.grid.cells();
       stats.cell_entries = listing_count_;
     }
@@ -213,10 +219,10 @@ class CudaSweep final : public SweepBackend {
     return view;
   }
 
-  // Summary and plan, keys in last frame's order and the sort, whose sorted boxes become
-  // order_, this frame's order. The host does not wait.
+  // Summary and plan, keys in last frame's order (for small worlds, WorldKeys) and the sort,
+  // whose sorted boxes become order_, this frame's order. The host does not wait.
   void sort_boxes(const kernels::BoxView& boxes, std::uint32_t count, const FrameRequest& request,
-                  StreamHandle stream) {
+                  bool small_worlds, StreamHandle stream) {
     kernels::FrameCounters* frame = frame_.data();
     const auto tiles = static_cast<int>(blocks_for(count));
     {
@@ -236,7 +242,11 @@ class CudaSweep final : public SweepBackend {
       listing_tiles_.resize_discarding(tile_bytes);
       RSW_CUDA_CHECK(listing_scan_.Init(tiles, listing_tiles_.data(), tile_bytes),
                      "placing the listing scan's tile states");
-      if (count > 0) {
+      if (count > 0 && small_worlds) {
+        kernels::stage_world_keys<<<blocks_for(count), kThreads, 0, stream>>>(
+            packed_.data(), order_.data(), count, frame, keys_.data(), key_boxes_.data());
+        RSW_CUDA_CHECK_LAUNCH("launching stage_world_keys");
+      } else if (count > 0) {
         kernels::stage_keys<<<blocks_for(count), kThreads, 0, stream>>>(
             boxes, order_.data(), count, frame, keys_.data(), key_boxes_.data(), listing_scan_,
             tiles);
@@ -311,6 +321,52 @@ class CudaSweep final : public SweepBackend {
     }
     pair_count_ = counters->pairs;
     candidate_count_ = counters->candidates + (long_count_ > 0 ? counters->long_candidates : 0);
+    return *counters;
+  }
+
+  // Whether a frame's worlds are small enough (kSmallWorldBoxes) for the next frame to sweep
+  // them whole.
+  static bool worlds_are_small(const BoxSummary& summary) {
+    if (summary.world_low > summary.world_high) return false;  // no world but kAllWorlds
+    const double span =
+        static_cast<double>(summary.world_high) - static_cast<double>(summary.world_low) + 1.0;
+    return static_cast<double>(summary.valid) <= kernels::kSmallWorldBoxes * span;
+  }
+
+  // The small-worlds frame after the sort (the boxes in key order, their keys in keys_):
+  // sweep_worlds into the pair buffer and the frame's wait; if the pairs did not fit, the
+  // buffer grows to the count and the sweep runs again. A long walk leaves the worlds to the
+  // cells until another scene starts. Returns the frame's counters as read back.
+  kernels::FrameCounters sweep_small_worlds(const kernels::BoxView& boxes, std::uint32_t count,
+                                            StreamHandle stream) {
+    pairs_.resize_discarding(std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{count}));
+    const kernels::FrameCounters* counters = nullptr;
+    for (;;) {
+      if (count > 0) {
+        auto timer = timed("sweep", stream);
+        const auto launch = [&](auto filter_bits) {
+          const auto kernel = kernels::sweep_worlds<decltype(filter_bits)::value>;
+          kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
+              keys_.data(), order_.data(), count, packed_.data(), boxes, frame_.data(),
+              pairs_.data(), pairs_.size());
+          RSW_CUDA_CHECK_LAUNCH("launching sweep_worlds");
+        };
+        if (boxes.filtered()) {
+          launch(std::true_type{});
+        } else {
+          launch(std::false_type{});
+        }
+      }
+      counters = &read_frame(stream);
+      if (counters->pairs <= pairs_.size()) break;
+      pairs_.resize_discarding(counters->pairs);
+      zero_sweep_counts(true, stream);
+    }
+    if (counters->long_runs > 0) small_worlds_allowed_ = false;
+    listing_count_ = 0;
+    long_count_ = 0;
+    pair_count_ = counters->pairs;
+    candidate_count_ = counters->candidates;
     return *counters;
   }
 
@@ -568,6 +624,10 @@ class CudaSweep final : public SweepBackend {
   DeviceBuffer<kernels::PackedBox> packed_;  // the user's boxes, in last frame's order
   DeviceBuffer<std::uint32_t> order_;        // the coherence state: last frame's sorted order
   bool order_carried_ = false;               // order_ is last frame's, not a fresh iota
+  // The small-worlds frame: whether the last frame's worlds were small, and whether no frame
+  // of this scene has shown them not to be (a long walk).
+  bool small_worlds_next_ = false;
+  bool small_worlds_allowed_ = true;
   DeviceBuffer<std::uint32_t> keys_;
   DeviceBuffer<std::uint32_t> key_boxes_;  // the sort's values: each key's box
   DeviceBuffer<kernels::SweepRecord> sorted_;

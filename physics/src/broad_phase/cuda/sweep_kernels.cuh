@@ -636,6 +636,176 @@ __global__ void __launch_bounds__(kThreads)
   if (lane == 0 && warp_candidates > 0) atomicAdd(&frame->candidates, warp_candidates);
 }
 
+/// Boxes a world may hold on average (valid boxes over the span of world ids) for the frame
+/// after to sweep the worlds whole (stage_world_keys, sweep_worlds); with more, worlds are
+/// listed in cells as any frame's boxes.
+constexpr double kSmallWorldBoxes = 256;
+/// A walk of sweep_worlds past this many candidates marks the worlds as not small (one dense
+/// along the axis, or large): from the next frame on they are listed in cells.
+constexpr std::uint32_t kLongWalk = 1024;
+
+/// The small-worlds frame, thread j: the key of the box at position j of last frame's order
+/// (WorldKeys: its world's slot, its minimum's step) and the box as the sort's value.
+__global__ void stage_world_keys(const PackedBox* packed, const std::uint32_t* order,
+                                 std::uint32_t count, const FrameCounters* frame,
+                                 std::uint32_t* keys, std::uint32_t* key_boxes) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  const std::uint32_t box = order[j];
+  const auto* words = reinterpret_cast<const float4*>(packed + box);
+  const float4 first = words[0];
+  const float4 second = words[1];
+  const float low[3] = {first.x, first.y, first.z};
+  const FramePlan& plan = frame->plan;
+  keys[j] =
+      plan.world_keys.key(plan.worlds.slot(__float_as_uint(second.w)), on_axis(low, plan.axis));
+  key_boxes[j] = box;
+}
+
+/// A packed box's bounds, category and world.
+struct PackedBounds {
+  float low[3];
+  float high[3];
+  std::uint32_t category;
+};
+
+__device__ inline PackedBounds load_packed(const PackedBox* packed, std::uint32_t box) {
+  const auto* words = reinterpret_cast<const float4*>(packed + box);
+  const float4 first = words[0];
+  const float4 second = words[1];
+  return {{first.x, first.y, first.z}, {first.w, second.x, second.y}, __float_as_uint(second.z)};
+}
+
+__device__ inline bool overlap(const PackedBounds& a, const PackedBounds& b) {
+  return a.low[0] <= b.high[0] && b.low[0] <= a.high[0] && a.low[1] <= b.high[1] &&
+         b.low[1] <= a.high[1] && a.low[2] <= b.high[2] && b.low[2] <= a.high[2];
+}
+
+/// The small-worlds frame's sweep over the boxes in key order (WorldKeys). Persistent warps, a
+/// lane a sorted box i, 32 consecutive at a time: box e walks the boxes after it while their
+/// key is at most its world's slot with the step of its own maximum (its run: every box of its
+/// world that overlaps it along the axis, in one stretch), kSweepUnroll at a time, and tests
+/// each on all three axes, its category (0: pairs with nothing) and the filter bits. A box of a
+/// world then walks the kAllWorlds boxes (the last slot, found once a block by a binary search)
+/// alike. Pairs gather in a warp buffer and are appended a buffer at a time; pairs past
+/// `capacity` are counted, not written. A walk past kLongWalk candidates counts in
+/// frame->long_runs.
+template <bool kFilters>
+__global__ void __launch_bounds__(kThreads)
+    sweep_worlds(const std::uint32_t* keys, const std::uint32_t* sorted_boxes, std::uint32_t count,
+                 const PackedBox* packed, BoxView filters, FrameCounters* frame, Pair* pairs,
+                 unsigned long long capacity) {
+  constexpr unsigned int kAll = 0xFFFFFFFFu;
+  constexpr int kWarps = kThreads / 32;
+  constexpr int kUnroll = kSweepUnroll;
+  __shared__ Pair buffer[kWarps][kWarpPairs];
+  __shared__ std::uint32_t block_first_shared;
+  const WorldKeys world_keys = frame->plan.world_keys;
+  const std::uint32_t shared_slot = frame->plan.worlds.shared;
+  const std::uint32_t shared_key = shared_slot << world_keys.bits;
+  const int axis = frame->plan.axis;
+  if (threadIdx.x == 0) {  // the first box of the shared slot, or count
+    std::uint32_t low = 0;
+    std::uint32_t high = count;
+    while (low < high) {
+      const std::uint32_t middle = low + (high - low) / 2;
+      if (keys[middle] < shared_key) {
+        low = middle + 1;
+      } else {
+        high = middle;
+      }
+    }
+    block_first_shared = low;
+  }
+  __syncthreads();
+  const std::uint32_t first_shared = block_first_shared;
+  const unsigned int lane = threadIdx.x % 32;
+  const unsigned int lanes_below = (1u << lane) - 1;
+  Pair* buffered = buffer[threadIdx.x / 32];
+  std::uint32_t buffered_size = 0;  // the same in every lane
+  std::uint32_t candidates = 0;
+  bool long_walk = false;
+  const std::uint32_t chunks = (count + 31) / 32;
+  for (std::uint32_t chunk = blockIdx.x * kWarps + threadIdx.x / 32; chunk < chunks;
+       chunk += gridDim.x * kWarps) {
+    const std::uint32_t i = chunk * 32 + lane;
+    bool active = i < count;
+    PackedBounds bounds_e{};
+    std::uint32_t box_e = 0;
+    std::uint32_t reach = 0;  // the step of e's maximum
+    std::uint32_t limit = 0;  // the largest key in e's run
+    bool world_box = false;   // e walks the shared boxes after its own world's
+    if (active) {
+      box_e = sorted_boxes[i];
+      bounds_e = load_packed(packed, box_e);
+      const std::uint32_t key_e = keys[i];
+      reach = world_keys.step(bounds_e.high[axis]);
+      limit = (key_e & ~((1u << world_keys.bits) - 1u)) | reach;
+      world_box = key_e < shared_key && first_shared < count;
+      active = bounds_e.category != 0;
+    }
+    std::uint32_t f = i + 1;
+    std::uint32_t walk_start = f;
+    while (__any_sync(kAll, active)) {
+      bool run[kUnroll];
+      std::uint32_t box_f[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        run[k] = active && f + k < count && keys[f + k] <= limit;
+        box_f[k] = run[k] ? sorted_boxes[f + k] : 0u;
+      }
+      bool hit[kUnroll];
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        hit[k] = false;
+        if (!run[k]) continue;
+        const PackedBounds bounds_f = load_packed(packed, box_f[k]);
+        hit[k] = bounds_f.category != 0 && overlap(bounds_e, bounds_f);
+        if constexpr (kFilters) {
+          hit[k] = hit[k] && (bounds_e.category & filters.mask(box_f[k])) != 0 &&
+                   (bounds_f.category & filters.mask(box_e)) != 0;
+        }
+        ++candidates;
+      }
+      if (active) {
+        if (run[kUnroll - 1]) {
+          f += kUnroll;
+        } else {
+          if (f - walk_start > kLongWalk) long_walk = true;
+          if (world_box) {  // then the shared boxes, up to e's maximum
+            world_box = false;
+            f = first_shared;
+            walk_start = f;
+            limit = shared_key | reach;
+          } else {
+            active = false;
+          }
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < kUnroll; ++k) {
+        const unsigned int hits = __ballot_sync(kAll, hit[k]);
+        if (hit[k]) {
+          buffered[buffered_size + __popc(hits & lanes_below)] =
+              box_e < box_f[k] ? Pair{box_e, box_f[k]} : Pair{box_f[k], box_e};
+        }
+        buffered_size += __popc(hits);
+      }
+      if (buffered_size > kWarpPairs - kUnroll * 32) {
+        flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+      }
+    }
+  }
+  flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+  auto warp_candidates = static_cast<unsigned long long>(candidates);
+  for (int offset = 16; offset > 0; offset /= 2)
+    warp_candidates += __shfl_down_sync(kAll, warp_candidates, offset);
+  if (lane == 0 && warp_candidates > 0) atomicAdd(&frame->candidates, warp_candidates);
+  const unsigned int longs = __ballot_sync(kAll, long_walk);
+  if (lane == 0 && longs != 0)
+    atomicAdd(&frame->long_runs, static_cast<unsigned long long>(__popc(longs)));
+}
+
 /// The first of listings [low, high) whose cell is >= `cell`: listings are in cell order.
 __device__ inline std::uint32_t first_in_cell(const SweepRecord* listings, std::uint32_t low,
                                               std::uint32_t high, std::uint32_t cell) {
