@@ -229,8 +229,13 @@ class CudaSweep final : public SweepBackend {
       auto timer = timed("keys", stream);
       packed_.resize_discarding(count);
       // Launched for no boxes too: its last block plans the frame and resets the counters.
+      // kSummarizeBoxes a thread where the boxes are few enough: fewer blocks merge their
+      // summaries into the frame's with atomics.
       const auto summarize = kernels::summarize_boxes;
-      const unsigned int blocks = std::clamp(blocks_for(count), 1u, resident_blocks(summarize));
+      const unsigned int blocks =
+          std::clamp(blocks_for((std::size_t{count} + kernels::kSummarizeBoxes - 1) /
+                                kernels::kSummarizeBoxes),
+                     1u, resident_blocks(summarize));
       summarize<<<blocks, kThreads, 0, stream>>>(boxes, count, frame, packed_.data(), request.axis,
                                                  request.mode);
       RSW_CUDA_CHECK_LAUNCH("launching summarize_boxes");

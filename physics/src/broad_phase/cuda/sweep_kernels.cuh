@@ -681,8 +681,13 @@ __device__ inline bool overlap(const PackedBounds& a, const PackedBounds& b) {
          b.low[1] <= a.high[1] && a.low[2] <= b.high[2] && b.low[2] <= a.high[2];
 }
 
+/// Sorted boxes a warp of sweep_worlds holds in shared memory: its own 32 and the 32 after.
+constexpr std::uint32_t kWorldWindow = 64;
+
 /// The small-worlds frame's sweep over the boxes in key order (WorldKeys). Persistent warps, a
-/// lane a sorted box i, 32 consecutive at a time: box e walks the boxes after it while their
+/// lane a sorted box i, 32 consecutive at a time: the warp first reads its boxes and the 32
+/// after them into shared memory (each box read from memory twice, not once a candidate), and
+/// the walks read candidates there while they can. Box e walks the boxes after it while their
 /// key is at most its world's slot with the step of its own maximum (its run: every box of its
 /// world that overlaps it along the axis, in one stretch), kSweepUnroll at a time, and tests
 /// each on all three axes, its category (0: pairs with nothing) and the filter bits. A box of a
@@ -699,6 +704,9 @@ __global__ void __launch_bounds__(kThreads)
   constexpr int kWarps = kThreads / 32;
   constexpr int kUnroll = kSweepUnroll;
   __shared__ Pair buffer[kWarps][kWarpPairs];
+  __shared__ PackedBounds window_bounds[kWarps][kWorldWindow];
+  __shared__ std::uint32_t window_keys[kWarps][kWorldWindow];
+  __shared__ std::uint32_t window_boxes[kWarps][kWorldWindow];
   __shared__ std::uint32_t block_first_shared;
   const WorldKeys world_keys = frame->plan.world_keys;
   const std::uint32_t shared_slot = frame->plan.worlds.shared;
@@ -725,10 +733,33 @@ __global__ void __launch_bounds__(kThreads)
   std::uint32_t buffered_size = 0;  // the same in every lane
   std::uint32_t candidates = 0;
   bool long_walk = false;
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  PackedBounds* window = window_bounds[warp];
+  // Sorted box f: its key, box and bounds, from the window when it holds f.
+  const auto candidate = [&](std::uint32_t base, std::uint32_t f, std::uint32_t& key,
+                             std::uint32_t& box, PackedBounds& bounds) {
+    if (f - base < kWorldWindow) {
+      key = window_keys[warp][f - base];
+      box = window_boxes[warp][f - base];
+      bounds = window[f - base];
+    } else {
+      key = keys[f];
+      box = sorted_boxes[f];
+      bounds = load_packed(packed, box);
+    }
+  };
   const std::uint32_t chunks = (count + 31) / 32;
   for (std::uint32_t chunk = blockIdx.x * kWarps + threadIdx.x / 32; chunk < chunks;
        chunk += gridDim.x * kWarps) {
-    const std::uint32_t i = chunk * 32 + lane;
+    const std::uint32_t base = chunk * 32;
+    __syncwarp();  // the last chunk's walks are done with the window
+    for (std::uint32_t w = lane; w < kWorldWindow && base + w < count; w += 32) {
+      window_keys[warp][w] = keys[base + w];
+      window_boxes[warp][w] = sorted_boxes[base + w];
+      window[w] = load_packed(packed, window_boxes[warp][w]);
+    }
+    __syncwarp();
+    const std::uint32_t i = base + lane;
     bool active = i < count;
     PackedBounds bounds_e{};
     std::uint32_t box_e = 0;
@@ -736,9 +767,9 @@ __global__ void __launch_bounds__(kThreads)
     std::uint32_t limit = 0;  // the largest key in e's run
     bool world_box = false;   // e walks the shared boxes after its own world's
     if (active) {
-      box_e = sorted_boxes[i];
-      bounds_e = load_packed(packed, box_e);
-      const std::uint32_t key_e = keys[i];
+      box_e = window_boxes[warp][lane];
+      bounds_e = window[lane];
+      const std::uint32_t key_e = window_keys[warp][lane];
       reach = world_keys.step(bounds_e.high[axis]);
       limit = (key_e & ~((1u << world_keys.bits) - 1u)) | reach;
       world_box = key_e < shared_key && first_shared < count;
@@ -749,21 +780,25 @@ __global__ void __launch_bounds__(kThreads)
     while (__any_sync(kAll, active)) {
       bool run[kUnroll];
       std::uint32_t box_f[kUnroll];
+      PackedBounds bounds_f[kUnroll];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) {
-        run[k] = active && f + k < count && keys[f + k] <= limit;
-        box_f[k] = run[k] ? sorted_boxes[f + k] : 0u;
+        std::uint32_t key_f = 0;
+        box_f[k] = 0;
+        bounds_f[k] = {};
+        run[k] = active && f + k < count;
+        if (run[k]) candidate(base, f + k, key_f, box_f[k], bounds_f[k]);
+        run[k] = run[k] && key_f <= limit;
       }
       bool hit[kUnroll];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) {
         hit[k] = false;
         if (!run[k]) continue;
-        const PackedBounds bounds_f = load_packed(packed, box_f[k]);
-        hit[k] = bounds_f.category != 0 && overlap(bounds_e, bounds_f);
+        hit[k] = bounds_f[k].category != 0 && overlap(bounds_e, bounds_f[k]);
         if constexpr (kFilters) {
           hit[k] = hit[k] && (bounds_e.category & filters.mask(box_f[k])) != 0 &&
-                   (bounds_f.category & filters.mask(box_e)) != 0;
+                   (bounds_f[k].category & filters.mask(box_e)) != 0;
         }
         ++candidates;
       }
