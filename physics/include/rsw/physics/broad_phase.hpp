@@ -119,7 +119,8 @@ struct BroadPhaseStats {
   std::size_t boxes = 0;                     ///< boxes passed to update(), excluded ones included
   std::size_t excluded_boxes = 0;            ///< invalid boxes left out (InvalidBoxes::Exclude)
   std::size_t candidates = 0;    ///< pairs overlapping on the sweep axis, tested on the others
-  std::size_t cells = 0;         ///< grid cells (SweepMode::Cells), 0 otherwise
+  std::size_t cells = 0;         ///< grid cells (SweepMode::Cells); 0 otherwise, and for
+                                 ///< small worlds swept whole (GPU, from a scene's 2nd frame)
   std::size_t cell_entries = 0;  ///< (box, cell) listings: boxes spanning cells count twice
   std::size_t pairs = 0;         ///< overlapping pairs that pass the filter bits
   int sweep_axis = 0;            ///< 0 = x, 1 = y, 2 = z
