@@ -14,13 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "chair_body.hpp"
-#include "chairs_math.hpp"
+#include "chair_scene_base.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/physics/bounds.hpp"
 #include "rsw/physics/rigid_bodies.hpp"
 #include "rsw/physics/world.hpp"
-#include "scene_base.hpp"
 #include "scene_registry.hpp"
 
 namespace rsw::scenes::detail {
@@ -32,14 +30,8 @@ constexpr float kLayerHeight = 1.3f;  // between layers
 // A chair's flash fades over this many frames (a quarter of a second at 60 frames a second).
 constexpr float kFlashFrames = 15.0f;
 
-// State arrays: position (0-2), orientation x, y, z, w (3-6), velocity (7-9), angular
-// velocity (10-12).
-constexpr int kArrays = 13;
-
-class ChairsScene final : public SceneBase<kArrays> {
+class ChairsScene final : public ChairSceneBase {
  public:
-  ChairsScene() : world_({chair_shape()}) {}
-
   std::string_view name() const noexcept override { return "chairs"; }
   std::size_t default_count(Backend backend) const noexcept override {
     return backend == Backend::Cuda ? 16'384 : 1'000;
@@ -67,38 +59,7 @@ class ChairsScene final : public SceneBase<kArrays> {
   }
 
   void step(StageProfiler& profiler) override {
-    for (int substep = 0; substep < kChairSubsteps; ++substep) {
-      if (on_gpu()) {
-        const physics::DeviceRigidBodies bodies = device_bodies();
-        {
-          auto timer = profiler.time("aabb", backend(), stream());
-          world_.bounds(bodies, device_bounds_, stream());
-        }
-        broad_phase_.update(device_bounds_.view());
-        const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
-        {
-          auto timer = profiler.time("narrow phase", backend(), stream());
-          world_.collide(bodies, pairs, kChairContacts, stream());
-        }
-        auto timer = profiler.time("integrate", backend(), stream());
-        world_.integrate(bodies, kChairSubstep, kChairContacts, stream());
-      } else {
-        const physics::RigidBodies bodies = host_bodies();
-        {
-          auto timer = profiler.time("aabb");
-          world_.bounds(bodies, host_bounds_);
-        }
-        broad_phase_.update(host_bounds_.view());
-        const physics::PairView pairs = broad_phase_.find_pairs();
-        {
-          auto timer = profiler.time("narrow phase");
-          world_.collide(bodies, pairs, kChairContacts);
-        }
-        auto timer = profiler.time("integrate");
-        world_.integrate(bodies, kChairSubstep, kChairContacts);
-      }
-      record_broad_phase(profiler);
-    }
+    step_chairs(profiler);
     auto timer = profiler.time("contacts", backend(), stream());
     track_contacts();
   }
@@ -128,12 +89,9 @@ class ChairsScene final : public SceneBase<kArrays> {
       drawn_on_ = &renderer;
     }
     renderer.draw_height_field();
-    ChairField state = field();
+    ChairField state = chair_field();
     if (contacts_ready()) state.flash = on_gpu() ? device_flash_.data() : flash_.data();
-    draw_instances(
-        renderer, render::Shape::Chair,
-        [&](render::BoxInstance* out) { write_chair_instances_on_gpu(state, out, stream()); },
-        [&](std::uint32_t i) { return chair_instance(state, i); });
+    draw_chairs(renderer, state);
   }
 
  private:
@@ -157,41 +115,10 @@ class ChairsScene final : public SceneBase<kArrays> {
           lowest + kLayerHeight * static_cast<float>(layer),
           -half_width_ + kSpacing * (0.5f + static_cast<float>(in_layer / across)) + shift +
               jitter * (unit(generator) - 0.5f)};
-      const std::array<float, 4> q = dropped_orientation(generator);
-      for (int axis = 0; axis < 3; ++axis)
-        host_[static_cast<std::size_t>(axis)][i] = position[axis];
-      for (int k = 0; k < 4; ++k)
-        host_[static_cast<std::size_t>(3 + k)][i] = q[static_cast<std::size_t>(k)];
+      place_chair(i, position, dropped_orientation(generator));
     }
     top_ = lowest + kLayerHeight * static_cast<float>((count_ - 1) / per_layer) + kChairSize[1];
   }
-
-  physics::RigidBodies host_bodies() {
-    auto& h = host_;
-    return {h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], {}};
-  }
-  physics::DeviceRigidBodies device_bodies() {
-    const auto span = [&](int index) { return DeviceSpan<float>{array(index), count_}; };
-    return {span(0), span(1), span(2), span(3),  span(4),  span(5),  span(6),
-            span(7), span(8), span(9), span(10), span(11), span(12), {}};
-  }
-
-  ChairField field() {
-    const physics::RigidShape& shape = world_.shapes()[0];
-    ChairField view{};
-    for (int axis = 0; axis < 3; ++axis) {
-      view.position[axis] = array(axis);
-      view.velocity[axis] = array(7 + axis);
-      view.size[axis] = kChairSize[static_cast<std::size_t>(axis)];
-      view.origin[axis] = shape.origin[static_cast<std::size_t>(axis)];
-    }
-    for (int k = 0; k < 4; ++k)
-      view.orientation[k] = array(3 + k);
-    view.count = count_;
-    return view;
-  }
-
-  void upload_rest() override { device_bounds_.resize(count_); }
 
   bool contacts_ready() const { return contacts_ && contacts_backend_ == backend(); }
 
@@ -255,9 +182,6 @@ class ChairsScene final : public SceneBase<kArrays> {
     }
   }
 
-  physics::RigidWorld world_;
-  physics::AabbStore host_bounds_;
-  physics::DeviceAabbStore device_bounds_;
   float half_width_ = 1;
   float top_ = 1;
   const render::Renderer* drawn_on_ = nullptr;

@@ -12,13 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "chair_body.hpp"
-#include "chairs_math.hpp"
+#include "chair_scene_base.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
-#include "rsw/physics/bounds.hpp"
-#include "rsw/physics/rigid_bodies.hpp"
-#include "scene_base.hpp"
 #include "scene_registry.hpp"
 
 namespace rsw::scenes::detail {
@@ -31,14 +27,8 @@ constexpr std::uint32_t kChairsPerWorld = 6;
 constexpr float kTilePitch = 6.0f;
 constexpr float kPad = 5.6f;  // the width of a world's pad
 
-// State arrays: position (0-2), orientation x, y, z, w (3-6), velocity (7-9), angular
-// velocity (10-12).
-constexpr int kArrays = 13;
-
-class WorldsScene final : public SceneBase<kArrays> {
+class WorldsScene final : public ChairSceneBase {
  public:
-  WorldsScene() : bodies_({chair_shape()}) {}
-
   std::string_view name() const noexcept override { return "worlds"; }
   std::size_t default_count(Backend backend) const noexcept override {
     return kChairsPerWorld * (backend == Backend::Cuda ? 2048 : 64);
@@ -68,38 +58,7 @@ class WorldsScene final : public SceneBase<kArrays> {
   }
 
   void step(StageProfiler& profiler) override {
-    for (int substep = 0; substep < kChairSubsteps; ++substep) {
-      if (on_gpu()) {
-        const physics::DeviceRigidBodies bodies = device_bodies();
-        {
-          auto timer = profiler.time("aabb", backend(), stream());
-          bodies_.bounds(bodies, device_bounds_, stream());
-        }
-        broad_phase_.update(device_bounds_.view(), {.worlds = device_world_ids_.span()});
-        const physics::DevicePairView pairs = broad_phase_.find_pairs_device();
-        {
-          auto timer = profiler.time("narrow phase", backend(), stream());
-          bodies_.collide(bodies, pairs, kChairContacts, stream());
-        }
-        auto timer = profiler.time("integrate", backend(), stream());
-        bodies_.integrate(bodies, kChairSubstep, kChairContacts, stream());
-      } else {
-        const physics::RigidBodies bodies = host_bodies();
-        {
-          auto timer = profiler.time("aabb");
-          bodies_.bounds(bodies, host_bounds_);
-        }
-        broad_phase_.update(host_bounds_.view(), {.worlds = world_ids_});
-        const physics::PairView pairs = broad_phase_.find_pairs();
-        {
-          auto timer = profiler.time("narrow phase");
-          bodies_.collide(bodies, pairs, kChairContacts);
-        }
-        auto timer = profiler.time("integrate");
-        bodies_.integrate(bodies, kChairSubstep, kChairContacts);
-      }
-      record_broad_phase(profiler);
-    }
+    step_chairs(profiler, {.worlds = world_ids_}, {.worlds = device_world_ids_.span()});
   }
 
   render::OrbitCamera camera() const override {
@@ -116,11 +75,7 @@ class WorldsScene final : public SceneBase<kArrays> {
     auto timer = profiler.time("render", backend(), stream());
     if (pads_.empty()) make_pads();
     renderer.draw_instances(render::Shape::Box, pads_);
-    const ChairField state = field();
-    draw_instances(
-        renderer, render::Shape::Chair,
-        [&](render::BoxInstance* out) { write_chair_instances_on_gpu(state, out, stream()); },
-        [&](std::uint32_t i) { return chair_instance(state, i); });
+    draw_chairs(renderer, field());
   }
 
  private:
@@ -142,11 +97,7 @@ class WorldsScene final : public SceneBase<kArrays> {
           kRadius * std::cos(angle) + jitter * (unit(generator) - 0.5f),
           lowest + kLayerHeight * static_cast<float>(layer) + 0.4f * unit(generator),
           kRadius * std::sin(angle) + jitter * (unit(generator) - 0.5f)};
-      const std::array<float, 4> q = dropped_orientation(generator);
-      for (int axis = 0; axis < 3; ++axis)
-        host_[static_cast<std::size_t>(axis)][i] = position[axis];
-      for (int k = 0; k < 4; ++k)
-        host_[static_cast<std::size_t>(3 + k)][i] = q[static_cast<std::size_t>(k)];
+      place_chair(i, position, dropped_orientation(generator));
     }
   }
 
@@ -171,28 +122,8 @@ class WorldsScene final : public SceneBase<kArrays> {
     }
   }
 
-  physics::RigidBodies host_bodies() {
-    auto& h = host_;
-    return {h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11], h[12], {}};
-  }
-  physics::DeviceRigidBodies device_bodies() {
-    const auto span = [&](int index) { return DeviceSpan<float>{array(index), count_}; };
-    return {span(0), span(1), span(2), span(3),  span(4),  span(5),  span(6),
-            span(7), span(8), span(9), span(10), span(11), span(12), {}};
-  }
-
   ChairField field() {
-    const physics::RigidShape& shape = bodies_.shapes()[0];
-    ChairField view{};
-    for (int axis = 0; axis < 3; ++axis) {
-      view.position[axis] = array(axis);
-      view.velocity[axis] = array(7 + axis);
-      view.size[axis] = kChairSize[static_cast<std::size_t>(axis)];
-      view.origin[axis] = shape.origin[static_cast<std::size_t>(axis)];
-    }
-    for (int k = 0; k < 4; ++k)
-      view.orientation[k] = array(3 + k);
-    view.count = count_;
+    ChairField view = chair_field();
     view.per_tile = kChairsPerWorld;
     view.tile_columns = columns_;
     view.tile_pitch = kTilePitch;
@@ -200,13 +131,10 @@ class WorldsScene final : public SceneBase<kArrays> {
   }
 
   void upload_rest() override {
-    device_bounds_.resize(count_);
+    ChairSceneBase::upload_rest();
     device_world_ids_.upload(world_ids_, stream());
   }
 
-  physics::RigidWorld bodies_;
-  physics::AabbStore host_bounds_;
-  physics::DeviceAabbStore device_bounds_;
   std::uint32_t worlds_ = 1;
   std::uint32_t columns_ = 1;
   std::vector<std::uint32_t> world_ids_;  // chair i is in world i / kChairsPerWorld

@@ -534,6 +534,14 @@ __device__ inline void flush_pairs(const Pair* buffered, std::uint32_t& size, Fr
   size = 0;
 }
 
+/// Adds the lanes' counts to `*total`: a sum over the warp, one atomic by its first lane.
+__device__ inline void add_warp_counts(unsigned long long* total, std::uint32_t count) {
+  auto sum = static_cast<unsigned long long>(count);
+  for (int offset = 16; offset > 0; offset /= 2)
+    sum += __shfl_down_sync(0xFFFFFFFFu, sum, offset);
+  if (threadIdx.x % 32 == 0 && sum > 0) atomicAdd(total, sum);
+}
+
 /// Asks L2 for what the warp's next chunk of sweep_cells will read: the records of listings
 /// [next, next + 48), its lanes' own and the first candidates of their runs, so that its loads
 /// find them there rather than in memory.
@@ -630,10 +638,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   flush_pairs(buffered, buffered_size, frame, pairs, capacity);
-  auto warp_candidates = static_cast<unsigned long long>(candidates);
-  for (int offset = 16; offset > 0; offset /= 2)
-    warp_candidates += __shfl_down_sync(kAll, warp_candidates, offset);
-  if (lane == 0 && warp_candidates > 0) atomicAdd(&frame->candidates, warp_candidates);
+  add_warp_counts(&frame->candidates, candidates);
 }
 
 /// Boxes a world may hold on average (valid boxes over the span of world ids) for the frame
@@ -832,10 +837,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   flush_pairs(buffered, buffered_size, frame, pairs, capacity);
-  auto warp_candidates = static_cast<unsigned long long>(candidates);
-  for (int offset = 16; offset > 0; offset /= 2)
-    warp_candidates += __shfl_down_sync(kAll, warp_candidates, offset);
-  if (lane == 0 && warp_candidates > 0) atomicAdd(&frame->candidates, warp_candidates);
+  add_warp_counts(&frame->candidates, candidates);
   const unsigned int longs = __ballot_sync(kAll, long_walk);
   if (lane == 0 && longs != 0)
     atomicAdd(&frame->long_runs, static_cast<unsigned long long>(__popc(longs)));
@@ -919,10 +921,7 @@ __global__ void __launch_bounds__(kThreads)
     }
   }
   flush_pairs(buffered, buffered_size, frame, pairs, capacity);
-  auto warp_candidates = static_cast<unsigned long long>(candidates);
-  for (int offset = 16; offset > 0; offset /= 2)
-    warp_candidates += __shfl_down_sync(kAll, warp_candidates, offset);
-  if (lane == 0 && warp_candidates > 0) atomicAdd(&frame->candidates, warp_candidates);
+  add_warp_counts(&frame->candidates, candidates);
 }
 
 /// The candidates of the long runs (listings long_listings[i]) past their first `skip`,
