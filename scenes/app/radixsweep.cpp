@@ -267,6 +267,7 @@ class Demo {
                   {"sort", rsw::sort::to_string(chosen_sort())},
                   {"device", device_name()},
                   {"objects", scene_->stats().objects},
+                  {"worlds", scene_->stats().worlds},
                   {"seed", controls_.seed}};
     const Json profile = Json::parse(profiler_.to_json());
     stats.update(profile);

@@ -4,9 +4,10 @@
     check_stats.py FILE SCENE STAGE
 
 Passes when FILE names SCENE and holds what a script reads a run by: the setup (scene,
-backend, sort, device, objects, seed), the stage STAGE among the stage times, per-frame counts
-over the same window as the stage times, a pair found in that window (the scene did its job),
-and memory samples. Prints what is wrong otherwise and exits 1.
+backend, sort, device, objects, worlds, seed), the stage STAGE among the stage times,
+per-frame counts over the same window as the stage times, a pair found in that window (the
+scene did its job), and memory samples; for the worlds scene, a world count of 1 to the
+objects. Prints what is wrong otherwise and exits 1.
 """
 import json
 import sys
@@ -17,7 +18,7 @@ def main():
     with open(path, encoding="utf-8") as file:
         stats = json.load(file)
     problems = []
-    for key in ("scene", "backend", "sort", "device", "objects", "seed", "frames",
+    for key in ("scene", "backend", "sort", "device", "objects", "worlds", "seed", "frames",
                 "history_frames", "stages", "counts", "memory"):
         if key not in stats:
             problems.append(f"no '{key}'")
@@ -27,6 +28,8 @@ def main():
         problems.append(f"scene is {stats['scene']!r}, not {scene!r}")
     if stats["objects"] <= 0:
         problems.append("no objects")
+    if scene == "worlds" and not 0 < stats["worlds"] <= stats["objects"]:
+        problems.append(f"{stats['worlds']} worlds for {stats['objects']} objects")
     stages = {entry["name"]: entry for entry in stats["stages"]}
     if stage not in stages:
         problems.append(f"no stage {stage!r} among {sorted(stages)}")
