@@ -1,7 +1,6 @@
 // The CPU backend: the same algorithm as the GPU one (sorted keys in last frame's order, a
 // gather into sorted order, a forward sweep per box), with the sweep split across threads.
 #include <algorithm>
-#include <bit>
 #include <cstdint>
 #include <numeric>
 #include <string>
@@ -41,15 +40,16 @@ struct SortedBoxes {
   /// Some box's mask leaves a category out. Otherwise every listed pair passes the filter
   /// (listed boxes have a category), and the sweep need not look the bits up.
   bool masked = false;
-  /// The boxes' worlds in sorted order; empty: every box in world 0.
+  /// The boxes' worlds in sorted order, which place their listings (WorldCells); empty:
+  /// every box in world 0.
   std::vector<std::uint32_t> worlds;
 
-  /// Whether sorted boxes i and j pass each other's filter bits and worlds.
+  /// Whether sorted boxes i and j pass each other's filter bits. (Their worlds meet: two
+  /// listings in one cell are of one world, or one of them is of every world.)
   bool admitted(std::size_t i, std::size_t j) const {
     const BoxRecord& p = records[i];
     const BoxRecord& q = records[j];
-    if (masked && !filters_pass(p.category, p.mask, q.category, q.mask)) return false;
-    return worlds.empty() || worlds_meet(worlds[i], worlds[j]);
+    return !masked || filters_pass(p.category, p.mask, q.category, q.mask);
   }
 
   void gather(const HostBoxes& boxes, std::span<const std::uint32_t> order, int threads) {
@@ -97,14 +97,13 @@ bool overlap_across(const BoxRecord& p, const BoxRecord& q, int u, int v) {
          p.min[v] <= q.max[v];
 }
 
-// Adds the pair of sorted boxes i and j, by original index, if their filter bits and worlds
-// admit it.
+// Adds the pair of sorted boxes i and j, by original index, if their filter bits admit it.
+// (Boxes with worlds are swept in cells: sweep_cells.)
 void report_if_admitted(const SortedBoxes& sorted, std::size_t i, std::size_t j,
                         SweepResult& result) {
   const BoxRecord& p = sorted.records[i];
   const BoxRecord& q = sorted.records[j];
   if (!filters_pass(p.category, p.mask, q.category, q.mask)) return;
-  if (!sorted.worlds.empty() && !worlds_meet(sorted.worlds[i], sorted.worlds[j])) return;
   const std::uint32_t a = sorted.ids[i];
   const std::uint32_t b = sorted.ids[j];
   result.pairs.push_back(a < b ? Pair{a, b} : Pair{b, a});
@@ -354,9 +353,7 @@ class CpuSweep final : public SweepBackend {
     if (grid != nullptr) {
       list_boxes_in_cells(sorted_, *grid, worlds, listing_, max_threads_);
       // Stable: inside a cell the listings stay in x order.
-      const int cell_bits = worlds.on
-                                ? worlds.shift + static_cast<int>(std::bit_width(worlds.shared))
-                                : grid->cell_bits();
+      const int cell_bits = worlds.on ? worlds.cell_bits() : grid->cell_bits();
       cell_sorter_.sort_pairs(listing_.cells, listing_.boxes,
                               {.algorithm = sort::Algorithm::Cpu, .end_bit = cell_bits});
       gather_listings(sorted_, *grid, axis, listing_, max_threads_);

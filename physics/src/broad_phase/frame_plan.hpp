@@ -166,6 +166,10 @@ struct WorldCells {
   int shift = 0;                        ///< bits of a grid cell id
   std::uint32_t grid_mask = kCellBits;  ///< a cell's grid cell bits
 
+  /// Bits of a slot: slots 0..shared (kMaxWorld + 1 slots take 25, which leaves the grid 5).
+  constexpr int slot_bits() const { return static_cast<int>(std::bit_width(shared)); }
+  /// Bits of a listing's cell: the slot's above the grid cell's.
+  constexpr int cell_bits() const { return shift + slot_bits(); }
   /// The slot of a box of `world` (an id out of range, which fails the frame, takes the shared).
   constexpr std::uint32_t slot(std::uint32_t world) const {
     return world >= first && world <= kMaxWorld ? world - first : shared;
@@ -310,9 +314,7 @@ RSW_HOST_DEVICE inline FramePlan plan_frame(const BoxSummary& summary, SweepAxis
       plan.worlds.first = summary.world_low;
       plan.worlds.shared = summary.world_high - summary.world_low + 1;
     }
-    // Slots 0..shared; kMaxWorld + 1 slots take 25 bits, which leaves the grid 5.
-    const auto slot_bits = static_cast<int>(std::bit_width(plan.worlds.shared));
-    most_cells = static_cast<double>(1u << (30 - slot_bits));
+    most_cells = static_cast<double>(1u << (30 - plan.worlds.slot_bits()));
   }
   if (mode == SweepMode::Cells) {
     plan.grid = plan_grid(summary, plan.axis, most_cells);
@@ -324,7 +326,7 @@ RSW_HOST_DEVICE inline FramePlan plan_frame(const BoxSummary& summary, SweepAxis
     plan.worlds.shift = plan.grid.cell_bits();
     plan.worlds.grid_mask = (1u << plan.worlds.shift) - 1u;
     // Slots 0..shared in the high bits (none in the top bit when there is one slot).
-    const int slot_bits = static_cast<int>(std::bit_width(plan.worlds.shared));
+    const int slot_bits = plan.worlds.slot_bits();
     WorldKeys& keys = plan.world_keys;
     keys.bits = slot_bits > 1 ? 32 - slot_bits : 31;
     if (summary.valid > 0) {
