@@ -1,7 +1,11 @@
 // The GPU broad phase against brute force, and switching backends between frames.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
+#include <map>
+#include <numeric>
 #include <random>
 #include <string>
 #include <utility>
@@ -331,6 +335,265 @@ TEST(BroadPhaseWorldsGpu, SmallWorldsSweptWholeFrameAfterFrameAgreeWithTheRefere
         EXPECT_EQ(broad_phase.stats().cells, 0u) << "small worlds are swept whole";
       }
     }
+  }
+}
+
+// A scene with its worlds in runs, as batched simulators lay them out: the boxes ordered by
+// world (rising ids), the shared boxes at the front, at the back or among the runs.
+WorldScene in_runs(const WorldScene& scene, std::mt19937& random) {
+  std::vector<std::size_t> order(scene.boxes.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::ranges::stable_sort(order, {}, [&](std::size_t i) { return scene.worlds[i]; });
+  const auto shared_begin = std::ranges::find_if(
+      order, [&](std::size_t i) { return scene.worlds[i] == physics::kAllWorlds; });
+  std::vector<std::size_t> shared(shared_begin, order.end());
+  order.erase(shared_begin, order.end());
+  const int place = std::uniform_int_distribution<int>(0, 2)(random);
+  for (const std::size_t box : shared) {
+    std::size_t at = place == 0 ? 0 : order.size();
+    if (place == 2) {  // between two runs, or inside one: a world's boxes need not be adjacent
+      at = std::uniform_int_distribution<std::size_t>(0, order.size())(random);
+    }
+    order.insert(order.begin() + static_cast<std::ptrdiff_t>(at), box);
+  }
+  WorldScene ordered;
+  for (const std::size_t i : order) {
+    ordered.boxes.push_back(scene.boxes[i]);
+    ordered.worlds.push_back(scene.worlds[i]);
+    if (!scene.categories.empty()) {
+      ordered.categories.push_back(scene.categories[i]);
+      ordered.masks.push_back(scene.masks[i]);
+    }
+  }
+  const char* places[] = {"front", "back", "among the runs"};
+  ordered.description = scene.description + ", in runs, shared at the " + places[place];
+  return ordered;
+}
+
+// Whether a scene's runs fit the GPU's blocks for certain: its largest world and twice its
+// shared boxes (a run's stretch may hold shared boxes besides the list of them) within 512.
+bool runs_fit(const WorldScene& scene) {
+  std::map<std::uint32_t, std::size_t> sizes;
+  std::size_t shared = 0;
+  for (const std::uint32_t world : scene.worlds)
+    (world == physics::kAllWorlds ? shared : sizes[world]) += 1;
+  std::size_t largest = 0;
+  for (const auto& [world, size] : sizes)
+    largest = std::max(largest, size);
+  return !sizes.empty() && largest + 2 * shared <= 512;
+}
+
+bool valid_box(const physics::Aabb& box) {
+  const float low[3] = {box.min.x, box.min.y, box.min.z};
+  const float high[3] = {box.max.x, box.max.y, box.max.z};
+  for (int axis = 0; axis < 3; ++axis) {
+    if (!std::isfinite(low[axis]) || !std::isfinite(high[axis]) || low[axis] > high[axis])
+      return false;
+  }
+  return true;
+}
+
+// Whether the last frame swept the worlds by their runs: no sort of every box, no cells.
+bool swept_by_runs(const physics::BroadPhase& broad_phase) {
+  return broad_phase.stats().sort.count == 0 && broad_phase.stats().cells == 0;
+}
+
+TEST(BroadPhaseWorldsGpu, WorldsInRunsAgreeWithTheReferenceFrameAfterFrame) {
+  // From the second frame of a scene whose worlds come in runs, a block sweeps each run
+  // whole. Nine frames a scene, boxes jittered between them: a NaN box (excluded) in frame 2,
+  // a world all NaN in 3, a world's box made shared in 4 (out of its run: the frame goes to the
+  // cells, which find the new runs), back in its world in 6, and the first world box moved to
+  // the last world in 7 (no runs then: the cells from there on).
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> jitter(-0.05f, 0.05f);
+  for (int scene_index = 0; scene_index < 3 * kWorldLayouts; ++scene_index) {
+    const auto layout = static_cast<WorldLayout>(scene_index % kWorldLayouts);
+    WorldScene scene = in_runs(make_world_scene(layout, 20011, random), random);
+    const bool device = scene_index % 3 == 2;
+    const bool grouped = scene_index % 2 == 1;
+    physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda,
+                                     .invalid_boxes = physics::InvalidBoxes::Exclude,
+                                     .sorted_pairs = scene_index % 4 == 0,
+                                     .group_by_world = grouped});
+    physics::BroadPhase cpu({.backend = rsw::Backend::Cpu,
+                             .invalid_boxes = physics::InvalidBoxes::Exclude,
+                             .group_by_world = true});
+    std::vector<std::size_t> world_boxes;  // boxes not shared
+    for (std::size_t i = 0; i < scene.boxes.size(); ++i) {
+      if (scene.worlds[i] != physics::kAllWorlds) world_boxes.push_back(i);
+    }
+    const std::size_t some_box = world_boxes.empty() ? 0 : world_boxes[world_boxes.size() / 2];
+    const std::uint32_t world = world_boxes.empty() ? 0 : scene.worlds[some_box];
+    const std::uint32_t other_world = world_boxes.empty() ? 0 : scene.worlds[world_boxes.back()];
+    // Whether a frame's runs fit the blocks and some world box was valid: the runs are found
+    // after such a frame of the cells.
+    bool found_runs[9] = {};
+    bool out_of_runs = false;
+    for (int frame = 0; frame < 9; ++frame) {
+      SCOPED_TRACE("seed " + std::to_string(seed) + ", scene " + std::to_string(scene_index) +
+                   ": " + scene.description + (device ? ", device arrays" : "") + ", frame " +
+                   std::to_string(frame));
+      for (physics::Aabb& box : scene.boxes) {
+        const physics::Vec3 move{jitter(random), jitter(random), jitter(random)};
+        box = {{box.min.x + move.x, box.min.y + move.y, box.min.z + move.z},
+               {box.max.x + move.x, box.max.y + move.y, box.max.z + move.z}};
+      }
+      const float nan = std::numeric_limits<float>::quiet_NaN();
+      if (!world_boxes.empty()) {
+        if (frame == 2) scene.boxes[some_box].min.x = nan;
+        if (frame == 3 && other_world != world) {
+          for (std::size_t i = 0; i < scene.boxes.size(); ++i) {
+            if (scene.worlds[i] == other_world) scene.boxes[i].max.z = nan;
+          }
+        }
+        if (frame == 4) scene.worlds[some_box] = physics::kAllWorlds;
+        if (frame == 6) scene.worlds[some_box] = world;
+        if (frame == 7 && scene.worlds[world_boxes.front()] != other_world) {
+          scene.worlds[world_boxes.front()] = other_world;  // the first box in the last world
+          out_of_runs = true;
+        }
+      }
+      if (device) {
+        const physics::DeviceAabbStore boxes = on_device(scene.boxes);
+        DeviceBuffer<std::uint32_t> categories;
+        DeviceBuffer<std::uint32_t> masks;
+        DeviceBuffer<std::uint32_t> worlds;
+        categories.upload(scene.categories);
+        masks.upload(scene.masks);
+        worlds.upload(scene.worlds);
+        broad_phase.update(boxes.view(), {categories.span(), masks.span(), worlds.span()});
+        ASSERT_TRUE(
+            same_pair_set(reference_world_pairs(scene), to_host(broad_phase.find_pairs_device())));
+      } else {
+        broad_phase.update(scene.boxes, scene.filter());
+        ASSERT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+      }
+      if (grouped && frame < 3) {
+        ASSERT_TRUE(
+            grouped_by_world(scene, broad_phase.find_pairs(), broad_phase.world_pair_offsets()));
+      } else if (grouped) {  // the reference counts the worlds of invalid boxes too: the CPU's
+        cpu.update(scene.boxes, scene.filter());
+        const std::span<const std::uint32_t> offsets = broad_phase.world_pair_offsets();
+        const std::span<const std::uint32_t> cpu_offsets = cpu.world_pair_offsets();
+        ASSERT_TRUE(std::ranges::equal(offsets, cpu_offsets));
+        const physics::PairView pairs = broad_phase.find_pairs();
+        const physics::PairView cpu_pairs = cpu.find_pairs();
+        ASSERT_TRUE(std::ranges::equal(pairs, cpu_pairs)) << "pairs in (world, a, b) order";
+      }
+      if (frame >= 2 && !world_boxes.empty()) {
+        EXPECT_GT(broad_phase.stats().excluded_boxes, 0u);
+      }
+      found_runs[frame] =
+          runs_fit(scene) && std::ranges::any_of(world_boxes, [&](std::size_t i) {
+            return scene.worlds[i] != physics::kAllWorlds && valid_box(scene.boxes[i]);
+          });
+      const bool by_runs = ((frame >= 1 && frame <= 3) && found_runs[0]) ||
+                           (frame == 5 && found_runs[4]) ||
+                           (frame >= 7 && !out_of_runs && found_runs[6]);
+      EXPECT_EQ(swept_by_runs(broad_phase), by_runs);
+    }
+  }
+}
+
+TEST(BroadPhaseWorldsGpu, WorldsInRunsOfEveryWidthAgreeWithTheReference) {
+  // Runs of awkward widths (empty, one box, a warp and one either side, primes, up to 500
+  // boxes: several boxes a thread), dense enough that most boxes meet, with a shared ground;
+  // filter bits on every other scene; host and device arrays.
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  std::mt19937 random(seed);
+  const std::size_t widths[] = {0, 1, 2, 7, 31, 32, 33, 63, 64, 65, 127, 129, 251, 257, 500};
+  for (const std::size_t width : widths) {
+    WorldScene scene;
+    const std::size_t world_count = width > 100 ? 7 : 97;
+    for (std::size_t w = 0; w < world_count; ++w) {
+      const std::size_t size = w % 3 == 1 ? width / 2 : width;  // some narrower runs
+      for (std::size_t i = 0; i < size; ++i) {
+        scene.boxes.push_back(world_box(random));
+        scene.worlds.push_back(static_cast<std::uint32_t>(2 * w + 5));
+      }
+    }
+    scene.boxes.push_back({{-1, -1, -1}, {9, 0.5f, 9}});  // the ground, at the back
+    scene.worlds.push_back(physics::kAllWorlds);
+    if (width % 2 == 1) {
+      std::uniform_int_distribution<std::uint32_t> bits(0, 3);
+      for (std::size_t i = 0; i < scene.boxes.size(); ++i) {
+        scene.categories.push_back(1u << bits(random));
+        scene.masks.push_back(~(1u << bits(random)));
+      }
+    }
+    SCOPED_TRACE("seed " + std::to_string(seed) + ", runs of " + std::to_string(width));
+    physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
+    const std::vector<physics::Pair> expected = reference_world_pairs(scene);
+    for (int frame = 0; frame < 3; ++frame) {
+      if (frame == 2) {
+        const physics::DeviceAabbStore boxes = on_device(scene.boxes);
+        DeviceBuffer<std::uint32_t> categories;
+        DeviceBuffer<std::uint32_t> masks;
+        DeviceBuffer<std::uint32_t> worlds;
+        categories.upload(scene.categories);
+        masks.upload(scene.masks);
+        worlds.upload(scene.worlds);
+        broad_phase.update(boxes.view(), {categories.span(), masks.span(), worlds.span()});
+        ASSERT_TRUE(same_pair_set(expected, to_host(broad_phase.find_pairs_device())));
+      } else {
+        broad_phase.update(scene.boxes, scene.filter());
+        ASSERT_TRUE(same_pair_set(expected, broad_phase.find_pairs()));
+      }
+      if (width > 0) {
+        EXPECT_EQ(swept_by_runs(broad_phase), frame > 0) << "frame " << frame;
+      }
+    }
+  }
+}
+
+TEST(BroadPhaseWorldsGpu, BoxesFoundNotInRunsAreLookedAtAgainLater) {
+  // Worlds interleaved are swept by the cells or small worlds; once the boxes are put in runs
+  // (same count), the runs are looked for again within 32 frames. An inverted box in a frame
+  // of runs under InvalidBoxes::Reject is an error naming it, and the next frame is whole.
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  std::mt19937 random(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  WorldScene scene;
+  for (std::uint32_t i = 0; i < 3001; ++i) {
+    scene.boxes.push_back(world_box(random));
+    scene.worlds.push_back(i % 100);  // interleaved: world 0, 1, ..., 99, 0, 1, ...
+  }
+  physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
+  broad_phase.update(scene.boxes, scene.filter());
+  ASSERT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+  broad_phase.update(scene.boxes, scene.filter());
+  EXPECT_FALSE(swept_by_runs(broad_phase));
+  std::ranges::sort(scene.worlds);
+  int frames = 0;
+  for (; frames < 40 && !swept_by_runs(broad_phase); ++frames) {
+    broad_phase.update(scene.boxes, scene.filter());
+    ASSERT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+  }
+  EXPECT_LE(frames, 34) << "runs found again";
+  EXPECT_TRUE(swept_by_runs(broad_phase));
+
+  const std::size_t bad = 1234;
+  const physics::Aabb kept = scene.boxes[bad];
+  scene.boxes[bad].max.y = -100.0f;  // inverted
+  try {
+    broad_phase.update(scene.boxes, scene.filter());
+    FAIL() << "an inverted box was taken";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("box " + std::to_string(bad)), std::string::npos)
+        << error.what();
+  }
+  // A failed frame drops the backend's state: the next frame starts afresh, by the cells,
+  // and finds the runs for the one after.
+  scene.boxes[bad] = kept;
+  for (const bool by_runs : {false, true}) {
+    broad_phase.update(scene.boxes, scene.filter());
+    EXPECT_TRUE(same_pair_set(reference_world_pairs(scene), broad_phase.find_pairs()));
+    EXPECT_EQ(swept_by_runs(broad_phase), by_runs);
   }
 }
 

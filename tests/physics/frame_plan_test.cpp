@@ -123,5 +123,27 @@ TEST(FramePlan, TheGridKeepsToItsLimitWhenOneSideShrinksToACell) {
   EXPECT_LE(capped.cells(), 8u);
 }
 
+TEST(FramePlanWorldRuns, BlocksAreAWarpUpToThirtyTwoBoxesAndTwiceAsWideForEachDoubling) {
+  EXPECT_EQ(run_block_threads(0), 32u);
+  EXPECT_EQ(run_block_threads(1), 32u);
+  EXPECT_EQ(run_block_threads(32), 32u);
+  EXPECT_EQ(run_block_threads(33), 64u);
+  EXPECT_EQ(run_block_threads(65), 128u);
+  EXPECT_EQ(run_block_threads(129), 256u);
+  EXPECT_EQ(run_block_threads(kRunRoom), 256u);
+}
+
+TEST(FramePlanWorldRuns, TheAxisIsTheRequestedOneOrThatOfTheLargestSpread) {
+  const float spread[3] = {1.0f, 5.0f, 2.0f};
+  EXPECT_EQ(plan_run_axis(spread, SweepAxis::LargestVariance, 0), 1);
+  EXPECT_EQ(plan_run_axis(spread, SweepAxis::Z, 0), 2);
+  EXPECT_EQ(plan_run_axis(spread, SweepAxis::X, 2), 0);
+  const float none[3] = {0.0f, 0.0f, 0.0f};
+  EXPECT_EQ(plan_run_axis(none, SweepAxis::LargestVariance, 2), 2) << "nothing sampled: as before";
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float broken[3] = {nan, nan, nan};
+  EXPECT_EQ(plan_run_axis(broken, SweepAxis::LargestVariance, 1), 1);
+}
+
 }  // namespace
 }  // namespace rsw::physics::detail

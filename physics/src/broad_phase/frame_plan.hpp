@@ -340,4 +340,37 @@ RSW_HOST_DEVICE inline FramePlan plan_frame(const BoxSummary& summary, SweepAxis
   return plan;
 }
 
+/// The GPU's frame for worlds whose boxes come in runs (each world's boxes together in the
+/// user's order; kAllWorlds boxes anywhere): a block a run sorts the run's boxes with the
+/// shared ones in shared memory and sweeps them. Boxes a block holds at most: its run's stretch
+/// of the user's order and the shared boxes (36 KiB of shared memory at 72 bytes a box).
+inline constexpr std::uint32_t kRunRoom = 512;
+
+/// Threads of a block of the world-runs frame for `room` boxes: a warp up to 32 boxes, twice
+/// as many for each doubling, up to 256 (a thread then sorts and sweeps two boxes).
+constexpr std::uint32_t run_block_threads(std::uint32_t room) {
+  std::uint32_t threads = 32;
+  while (threads < room && threads < 256)
+    threads *= 2;
+  return threads;
+}
+
+/// The world-runs frame's sweep axis: the requested one, or the one along which the worlds'
+/// boxes spread most (`spread`: per axis, the sum over sampled worlds of their box centres'
+/// squared deviations from the world's mean); `last` when nothing was sampled.
+constexpr int plan_run_axis(const float (&spread)[3], SweepAxis requested, int last) {
+  switch (requested) {
+    case SweepAxis::X: return 0;
+    case SweepAxis::Y: return 1;
+    case SweepAxis::Z: return 2;
+    case SweepAxis::LargestVariance: break;
+  }
+  if (!(spread[0] > 0.0f) && !(spread[1] > 0.0f) && !(spread[2] > 0.0f)) return last;
+  int best = 0;
+  for (int axis = 1; axis < 3; ++axis) {
+    if (spread[axis] > spread[best]) best = axis;
+  }
+  return best;
+}
+
 }  // namespace rsw::physics::detail

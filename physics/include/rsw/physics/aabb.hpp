@@ -54,7 +54,9 @@ inline constexpr std::uint32_t kMaxWorld = (1u << 24) - 1;
 /// (category_b & mask_a) != 0. Every box defaults to category 1 and mask 0xFFFFFFFF.
 /// Worlds: boxes of two different worlds never pair (kAllWorlds pairs with every world), so
 /// that many independent copies of a scene can share one frame; filter bits still apply
-/// within a world. Every box defaults to world 0.
+/// within a world. Every box defaults to world 0. Fastest on the GPU when each world's boxes
+/// lie together in the arrays with ids rising from world to world (kAllWorlds boxes anywhere)
+/// and worlds hold up to a few hundred boxes: each world is then sorted and swept on its own.
 struct FilterArrays {
   std::span<const std::uint32_t> categories;  ///< one per box; empty: every box in category 1
   std::span<const std::uint32_t> masks;       ///< one per box; empty: every mask 0xFFFFFFFF

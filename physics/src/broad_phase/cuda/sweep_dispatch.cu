@@ -24,6 +24,7 @@
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
 #include "sweep_kernels.cuh"
+#include "world_runs.cuh"
 
 namespace rsw::physics::detail {
 namespace {
@@ -31,6 +32,10 @@ namespace {
 using kernels::kThreads;
 
 static_assert(sizeof(Aabb) == 6 * sizeof(float), "Aabb records are read as six floats");
+
+/// Frames a scene whose boxes were found not in runs of worlds waits before they are looked for
+/// again (a search costs a few launches and a wait, about as much as a frame of small worlds).
+constexpr std::uint32_t kFramesBetweenRunSearches = 32;
 
 unsigned int blocks_for(std::size_t count) {
   return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
@@ -59,24 +64,9 @@ class CudaSweep final : public SweepBackend {
     host_pairs_ready_ = false;
     const kernels::BoxView boxes = upload(source, stream);
 
-    // Keys staged in last frame's order are nearly sorted, unless the order starts afresh.
-    order_carried_ = order_.size() == count;
-    if (!order_carried_) {  // first frame, or boxes added or removed
-      order_.resize_discarding(count);
-      if (count > 0) {
-        kernels::iota<<<blocks_for(count), kThreads, 0, stream>>>(order_.data(), count);
-        RSW_CUDA_CHECK_LAUNCH("launching iota");
-      }
-    }
-    if (!order_carried_) small_worlds_allowed_ = true;  // another scene: small until shown not
-    const bool small_worlds =
-        boxes.worlds != nullptr && order_carried_ && small_worlds_next_ && small_worlds_allowed_;
-    sort_boxes(boxes, count, request, small_worlds, stream);
-    const kernels::FrameCounters frame =
-        small_worlds
-            ? sweep_small_worlds(boxes, count, stream)
-            : list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
-    small_worlds_next_ = boxes.worlds != nullptr && worlds_are_small(frame.summary);
+    const kernels::FrameCounters frame = boxes.worlds != nullptr && world_runs_.ready(count)
+                                             ? by_runs_or_cells(boxes, count, request, stream)
+                                             : sort_and_sweep(boxes, count, request, stream);
     if (frame.first_bad_world != BoxSummary::kNoBox) throw bad_world(boxes, frame.first_bad_world);
     if (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject) {
       throw Error(ErrorKind::InvalidArgument, describe_box(boxes, frame.summary.first_invalid));
@@ -94,10 +84,10 @@ class CudaSweep final : public SweepBackend {
     profiler_.flush();  // the stream is idle: nothing waits
     stats.excluded_boxes = frame.summary.invalid;
     stats.sweep_axis = plan.axis;
-    stats.sort = sorter_.last_stats();
+    stats.sort = by_runs_ ? sort::SortStats{} : sorter_.last_stats();
     stats.candidates = candidate_count_;
     stats.pairs = pair_count_;
-    if (request.mode == SweepMode::Cells && !small_worlds) {
+    if (request.mode == SweepMode::Cells && !swept_whole_) {
       stats.cells = plan.grid.cells();
       stats.cell_entries = listing_count_;
     }
@@ -217,6 +207,69 @@ class CudaSweep final : public SweepBackend {
     view.masks = upload_filter(source.host_filter.masks, masks_);
     view.worlds = upload_filter(source.host_filter.worlds, worlds_);
     return view;
+  }
+
+  // The frame of a scene whose worlds came in runs (world_runs.cuh), or, when a box left its
+  // run, the frame by the cells after all.
+  kernels::FrameCounters by_runs_or_cells(const kernels::BoxView& boxes, std::uint32_t count,
+                                          const FrameRequest& request, StreamHandle stream) {
+    std::optional<WorldRuns::Frame> runs;
+    {
+      auto timer = timed("sweep", stream);
+      runs = world_runs_.sweep(boxes, request.axis, pairs_, stream);
+    }
+    if (!runs) return sort_and_sweep(boxes, count, request, stream);
+    swept_whole_ = true;
+    by_runs_ = true;
+    small_worlds_next_ = worlds_are_small(runs->summary);
+    listing_count_ = 0;
+    long_count_ = 0;
+    pair_count_ = runs->pairs;
+    candidate_count_ = runs->candidates;
+    kernels::FrameCounters frame = kernels::FrameCounters::between_frames();
+    frame.summary = runs->summary;
+    frame.plan.axis = runs->axis;
+    frame.pairs = runs->pairs;
+    return frame;
+  }
+
+  // The frame by sorting every box: summary and plan, the sort, and the sweep, of small
+  // worlds whole from a scene's second frame on, else in cells. After a frame that found small
+  // worlds, looks for runs in them for the frames after (world_runs.cuh).
+  kernels::FrameCounters sort_and_sweep(const kernels::BoxView& boxes, std::uint32_t count,
+                                        const FrameRequest& request, StreamHandle stream) {
+    // Keys staged in last frame's order are nearly sorted, unless the order starts afresh.
+    order_carried_ = order_.size() == count;
+    if (!order_carried_) {  // first frame, or boxes added or removed
+      order_.resize_discarding(count);
+      if (count > 0) {
+        kernels::iota<<<blocks_for(count), kThreads, 0, stream>>>(order_.data(), count);
+        RSW_CUDA_CHECK_LAUNCH("launching iota");
+      }
+      // Another scene: small worlds until shown not to be, and runs looked for at once.
+      small_worlds_allowed_ = true;
+      frames_to_runs_ = 0;
+    }
+    const bool small_worlds =
+        boxes.worlds != nullptr && order_carried_ && small_worlds_next_ && small_worlds_allowed_;
+    sort_boxes(boxes, count, request, small_worlds, stream);
+    const kernels::FrameCounters frame =
+        small_worlds
+            ? sweep_small_worlds(boxes, count, stream)
+            : list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
+    swept_whole_ = small_worlds;
+    by_runs_ = false;
+    small_worlds_next_ = boxes.worlds != nullptr && worlds_are_small(frame.summary);
+    const bool failed =
+        frame.first_bad_world != BoxSummary::kNoBox ||
+        (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject);
+    if (frames_to_runs_ > 0) {
+      --frames_to_runs_;
+    } else if (small_worlds_next_ && !failed &&
+               !world_runs_.build(boxes, count, frame.plan.axis, stream)) {
+      frames_to_runs_ = kFramesBetweenRunSearches;
+    }
+    return frame;
   }
 
   // Summary and plan, keys in last frame's order (for small worlds, WorldKeys) and the sort,
@@ -633,6 +686,12 @@ class CudaSweep final : public SweepBackend {
   // of this scene has shown them not to be (a long walk).
   bool small_worlds_next_ = false;
   bool small_worlds_allowed_ = true;
+  // Worlds in runs: the table while the boxes keep to it, and the frames until the runs are
+  // looked for again after boxes were found not in runs.
+  WorldRuns world_runs_;
+  std::uint32_t frames_to_runs_ = 0;
+  bool swept_whole_ = false;  // this frame swept worlds whole: no cells
+  bool by_runs_ = false;      // and did so by their runs: no sort of every box
   DeviceBuffer<std::uint32_t> keys_;
   DeviceBuffer<std::uint32_t> key_boxes_;  // the sort's values: each key's box
   DeviceBuffer<kernels::SweepRecord> sorted_;

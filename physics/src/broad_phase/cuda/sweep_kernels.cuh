@@ -520,12 +520,13 @@ __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const Bo
 /// Appends a warp's buffered pairs to the frame's (one atomic) and empties the buffer. Pairs
 /// past `capacity` are counted but not written: the host grows the buffer to the count and
 /// runs the tests again.
-__device__ inline void flush_pairs(const Pair* buffered, std::uint32_t& size, FrameCounters* frame,
-                                   Pair* pairs, unsigned long long capacity) {
+__device__ inline void flush_pairs(const Pair* buffered, std::uint32_t& size,
+                                   unsigned long long* pair_count, Pair* pairs,
+                                   unsigned long long capacity) {
   const unsigned int lane = threadIdx.x % 32;
   __syncwarp();
   unsigned long long base = 0;
-  if (lane == 0 && size > 0) base = atomicAdd(&frame->pairs, size);
+  if (lane == 0 && size > 0) base = atomicAdd(pair_count, size);
   base = __shfl_sync(0xFFFFFFFFu, base, 0);
   for (std::uint32_t i = lane; i < size; i += 32) {
     if (base + i < capacity) pairs[base + i] = buffered[i];
@@ -625,7 +626,7 @@ __global__ void __launch_bounds__(kThreads)
         buffered_size += __popc(hits);
       }
       if (buffered_size > kWarpPairs - kUnroll * 32) {
-        flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+        flush_pairs(buffered, buffered_size, &frame->pairs, pairs, capacity);
       }
     }
     const unsigned int longs = __ballot_sync(kAll, long_run);
@@ -637,7 +638,7 @@ __global__ void __launch_bounds__(kThreads)
       if (long_run) long_listings[first_long + __popc(longs & lanes_below)] = e;
     }
   }
-  flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+  flush_pairs(buffered, buffered_size, &frame->pairs, pairs, capacity);
   add_warp_counts(&frame->candidates, candidates);
 }
 
@@ -832,11 +833,11 @@ __global__ void __launch_bounds__(kThreads)
         buffered_size += __popc(hits);
       }
       if (buffered_size > kWarpPairs - kUnroll * 32) {
-        flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+        flush_pairs(buffered, buffered_size, &frame->pairs, pairs, capacity);
       }
     }
   }
-  flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+  flush_pairs(buffered, buffered_size, &frame->pairs, pairs, capacity);
   add_warp_counts(&frame->candidates, candidates);
   const unsigned int longs = __ballot_sync(kAll, long_walk);
   if (lane == 0 && longs != 0)
@@ -917,10 +918,10 @@ __global__ void __launch_bounds__(kThreads)
       if (hit) buffered[buffered_size + __popc(hits & lanes_below)] = pair;
       buffered_size += __popc(hits);
       if (buffered_size > kWarpPairs - 32)
-        flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+        flush_pairs(buffered, buffered_size, &frame->pairs, pairs, capacity);
     }
   }
-  flush_pairs(buffered, buffered_size, frame, pairs, capacity);
+  flush_pairs(buffered, buffered_size, &frame->pairs, pairs, capacity);
   add_warp_counts(&frame->candidates, candidates);
 }
 
