@@ -190,6 +190,23 @@ TEST(BroadPhaseDeviceInput, MismatchedDeviceArraysAreRejected) {
   EXPECT_THROW(broad_phase.update(arrays), Error);
 }
 
+// A world scene's boxes and filter arrays in device memory.
+struct DeviceWorldScene {
+  physics::DeviceAabbStore boxes;
+  DeviceBuffer<std::uint32_t> categories;
+  DeviceBuffer<std::uint32_t> masks;
+  DeviceBuffer<std::uint32_t> worlds;
+
+  explicit DeviceWorldScene(const WorldScene& scene) : boxes(on_device(scene.boxes)) {
+    categories.upload(scene.categories);
+    masks.upload(scene.masks);
+    worlds.upload(scene.worlds);
+  }
+  physics::DeviceFilterArrays filter() const {
+    return {categories.span(), masks.span(), worlds.span()};
+  }
+};
+
 // Worlds on the GPU: random scenes of many worlds (shared geometry, empty worlds, one world,
 // each box its own world, filter bits) from host and device arrays, in both modes, against the
 // reference written apart; then world ids out of range, from host and device arrays.
@@ -213,14 +230,8 @@ TEST(BroadPhaseWorldsGpu, RandomScenesOfManyWorldsAgreeWithTheReference) {
          .group_by_world = grouped});
     const std::vector<physics::Pair> expected = reference_world_pairs(scene);
     if (device) {
-      const physics::DeviceAabbStore boxes = on_device(scene.boxes);
-      DeviceBuffer<std::uint32_t> categories;
-      DeviceBuffer<std::uint32_t> masks;
-      DeviceBuffer<std::uint32_t> worlds;
-      categories.upload(scene.categories);
-      masks.upload(scene.masks);
-      worlds.upload(scene.worlds);
-      broad_phase.update(boxes.view(), {categories.span(), masks.span(), worlds.span()});
+      const DeviceWorldScene on_gpu(scene);
+      broad_phase.update(on_gpu.boxes.view(), on_gpu.filter());
       ASSERT_TRUE(same_pair_set(expected, to_host(broad_phase.find_pairs_device())));
       if (grouped) {
         ASSERT_TRUE(grouped_by_world(scene, to_host(broad_phase.find_pairs_device()),
@@ -456,14 +467,8 @@ TEST(BroadPhaseWorldsGpu, WorldsInRunsAgreeWithTheReferenceFrameAfterFrame) {
         }
       }
       if (device) {
-        const physics::DeviceAabbStore boxes = on_device(scene.boxes);
-        DeviceBuffer<std::uint32_t> categories;
-        DeviceBuffer<std::uint32_t> masks;
-        DeviceBuffer<std::uint32_t> worlds;
-        categories.upload(scene.categories);
-        masks.upload(scene.masks);
-        worlds.upload(scene.worlds);
-        broad_phase.update(boxes.view(), {categories.span(), masks.span(), worlds.span()});
+        const DeviceWorldScene on_gpu(scene);
+        broad_phase.update(on_gpu.boxes.view(), on_gpu.filter());
         ASSERT_TRUE(
             same_pair_set(reference_world_pairs(scene), to_host(broad_phase.find_pairs_device())));
       } else {
@@ -529,14 +534,8 @@ TEST(BroadPhaseWorldsGpu, WorldsInRunsOfEveryWidthAgreeWithTheReference) {
     const std::vector<physics::Pair> expected = reference_world_pairs(scene);
     for (int frame = 0; frame < 3; ++frame) {
       if (frame == 2) {
-        const physics::DeviceAabbStore boxes = on_device(scene.boxes);
-        DeviceBuffer<std::uint32_t> categories;
-        DeviceBuffer<std::uint32_t> masks;
-        DeviceBuffer<std::uint32_t> worlds;
-        categories.upload(scene.categories);
-        masks.upload(scene.masks);
-        worlds.upload(scene.worlds);
-        broad_phase.update(boxes.view(), {categories.span(), masks.span(), worlds.span()});
+        const DeviceWorldScene on_gpu(scene);
+        broad_phase.update(on_gpu.boxes.view(), on_gpu.filter());
         ASSERT_TRUE(same_pair_set(expected, to_host(broad_phase.find_pairs_device())));
       } else {
         broad_phase.update(scene.boxes, scene.filter());
