@@ -477,36 +477,42 @@ class WorldRuns {
   bool build(const kernels::BoxView& boxes, std::uint32_t count, int axis, StreamHandle stream) {
     ready_ = false;
     if (count == 0 || boxes.worlds == nullptr) return false;
-    const unsigned int blocks = (count + kernels::kThreads - 1) / kernels::kThreads;
-    starts_flags_.resize_discarding(count);
-    shared_flags_.resize_discarding(count);
-    starts_.resize_discarding(count);
-    shared_.resize_discarding(count);
+    // The search's scratch, a box's worth each, freed when it ends: the table keeps a run's.
+    DeviceBuffer<std::uint8_t> start_flags(count);
+    DeviceBuffer<std::uint8_t> shared_flags(count);
+    DeviceBuffer<std::uint32_t> starts(count);
+    DeviceBuffer<std::uint32_t> shared(count);
     build_counts_.resize_discarding(4);  // runs, shared boxes, failure, widest
     build_counts_.fill_zero(stream);
     std::uint32_t* const run_count = build_counts_.data();
-    std::uint32_t* const shared_count = build_counts_.data() + 1;
-    kernels::mark_world_runs<<<blocks, kernels::kThreads, 0, stream>>>(
-        boxes.worlds, count, starts_flags_.data(), shared_flags_.data(), build_counts_.data() + 2);
+    kernels::mark_world_runs<<<blocks_for(count), kernels::kThreads, 0, stream>>>(
+        boxes.worlds, count, start_flags.data(), shared_flags.data(), build_counts_.data() + 2);
     RSW_CUDA_CHECK_LAUNCH("launching mark_world_runs");
-    select(starts_flags_.data(), starts_.data(), run_count, count, stream);
-    select(shared_flags_.data(), shared_.data(), shared_count, count, stream);
-    begin_.resize_discarding(std::size_t{count} + 1);
-    worlds_.resize_discarding(count);
-    kernels::finish_world_runs<<<blocks + 1, kernels::kThreads, 0, stream>>>(
-        boxes.worlds, count, starts_.data(), run_count, begin_.data(), worlds_.data(),
-        build_counts_.data() + 3);
-    RSW_CUDA_CHECK_LAUNCH("launching finish_world_runs");
-    host_counts_.copy_small_from_device(build_counts_.data(), 4, stream);
+    select(start_flags.data(), starts.data(), run_count, count, stream);
+    select(shared_flags.data(), shared.data(), build_counts_.data() + 1, count, stream);
+    host_counts_.copy_small_from_device(build_counts_.data(), 3, stream);
     synchronize(stream);
     const std::uint32_t runs = host_counts_[0];
-    const std::uint32_t shared = host_counts_[1];
-    const std::uint32_t failure = host_counts_[2];
-    const std::uint32_t widest = host_counts_[3];
-    if (failure != 0 || runs == 0 || std::uint64_t{widest} + shared > kRunRoom) return false;
+    const std::uint32_t shared_total = host_counts_[1];
+    if (host_counts_[2] != 0 || runs == 0 || shared_total > kRunRoom) return false;
+    begin_.resize_discarding(std::size_t{runs} + 1);
+    worlds_.resize_discarding(runs);
+    shared_.resize_discarding(shared_total);
+    if (shared_total > 0) {
+      rsw::detail::copy_device_to_device(shared_.data(), shared.data(),
+                                         shared_total * sizeof(std::uint32_t), stream);
+    }
+    kernels::finish_world_runs<<<blocks_for(std::size_t{runs} + 1), kernels::kThreads, 0, stream>>>(
+        boxes.worlds, count, starts.data(), run_count, begin_.data(), worlds_.data(),
+        build_counts_.data() + 3);
+    RSW_CUDA_CHECK_LAUNCH("launching finish_world_runs");
+    host_counts_.copy_small_from_device(build_counts_.data() + 3, 1, stream);
+    synchronize(stream);
+    const std::uint32_t widest = host_counts_[0];
+    if (std::uint64_t{widest} + shared_total > kRunRoom) return false;
     runs_ = runs;
-    shared_count_ = shared;
-    room_ = widest + shared;
+    shared_count_ = shared_total;
+    room_ = widest + shared_total;
     count_ = count;
     axis_ = axis;
     host_worlds_.resize(runs);
@@ -555,6 +561,10 @@ class WorldRuns {
   /// Runs of a warp each to a block: more warps resident on a multiprocessor than blocks of
   /// one warp allow (32 blocks at most).
   static constexpr int kWarpRunsPerBlock = 4;
+
+  static unsigned int blocks_for(std::size_t count) {
+    return static_cast<unsigned int>((count + kernels::kThreads - 1) / kernels::kThreads);
+  }
 
   // The indices of the flagged boxes, and their count on the device.
   void select(const std::uint8_t* flags, std::uint32_t* out, std::uint32_t* selected,
@@ -650,9 +660,6 @@ class WorldRuns {
   std::uint32_t room_ = 0;        // the widest stretch and the shared boxes
   int axis_ = 0;                  // this frame's sweep axis
   int allowed_bytes_[4][2] = {};  // dynamic shared memory each kernel may take, by width
-  DeviceBuffer<std::uint8_t> starts_flags_;
-  DeviceBuffer<std::uint8_t> shared_flags_;
-  DeviceBuffer<std::uint32_t> starts_;
   DeviceBuffer<std::uint32_t> build_counts_;
   PinnedBuffer<std::uint32_t> host_counts_{4};
   DeviceBuffer<std::uint8_t> temp_;
