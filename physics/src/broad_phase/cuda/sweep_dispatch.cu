@@ -58,6 +58,7 @@ class CudaSweep final : public SweepBackend {
   void run(const BoxSource& source, const FrameRequest& request, BroadPhaseStats& stats) override {
     stream_handle_ = request.stream != nullptr ? request.stream : own_stream_.handle();
     stage_times_ = request.stage_times;
+    stages_timed_ = 0;
     const StreamHandle stream = stream_handle_;
     const auto count = static_cast<std::uint32_t>(source.count);
     pair_count_ = 0;
@@ -142,12 +143,25 @@ class CudaSweep final : public SweepBackend {
   // A CUDA-event scope for `stage` when the frame times its stages.
   std::optional<StageProfiler::Scope> timed(std::string_view stage, StreamHandle stream) {
     if (!stage_times_) return std::nullopt;
+    stages_timed_ |= stage_bit(stage);
     return profiler_.time(stage, Backend::Cuda, stream);
   }
 
+  // The stage's time in this frame; 0 for a stage the frame did not run (the profiler keeps
+  // the last sample of a stage that a frame of another kind ran).
   double last_ms(std::string_view stage) const {
+    if ((stages_timed_ & stage_bit(stage)) == 0) return 0.0;
     const auto stage_stats = profiler_.stats(stage);
     return stage_stats && stage_stats->samples > 0 ? stage_stats->last_ms : 0.0;
+  }
+
+  static std::uint32_t stage_bit(std::string_view stage) {
+    constexpr std::string_view kStages[] = {"upload", "keys",      "sort",    "list",
+                                            "sweep",  "pair_sort", "download"};
+    for (std::uint32_t i = 0; i < std::size(kStages); ++i) {
+      if (stage == kStages[i]) return 1u << i;
+    }
+    return 0;
   }
 
   // The boxes as kernels read them: host data is uploaded as it is (Aabb records whole, SoA
@@ -665,7 +679,8 @@ class CudaSweep final : public SweepBackend {
 
   Stream own_stream_;
   StreamHandle stream_handle_ = nullptr;
-  bool stage_times_ = true;  // the frame's FrameRequest::stage_times
+  bool stage_times_ = true;         // the frame's FrameRequest::stage_times
+  std::uint32_t stages_timed_ = 0;  // stage_bit of each stage this frame timed
   unsigned int multiprocessors_ = 1;
   std::unordered_map<const void*, unsigned int> resident_blocks_;  // by kernel
   StageProfiler profiler_{{.history_frames = 1}};
