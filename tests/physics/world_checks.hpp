@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <span>
 #include <vector>
 
 #include "rsw/physics/world.hpp"
@@ -63,6 +64,26 @@ struct WorldModel {
     return pairs;
   }
 };
+
+/// The oracle of a region query: every proxy with a valid box overlapping each region whose
+/// category the mask admits, in the query's world (or kAllWorlds), sorted by (query, proxy).
+inline std::vector<physics::QueryHit> oracle_query(const WorldModel& model,
+                                                   std::span<const physics::Aabb> regions,
+                                                   const physics::QueryOptions& options) {
+  std::vector<physics::QueryHit> hits;
+  for (std::uint32_t q = 0; q < regions.size(); ++q) {
+    for (const auto& [id, proxy] : model.proxies) {
+      const std::uint32_t world = proxy.options.world;
+      const bool in_world = options.world == physics::kAllWorlds || world == options.world ||
+                            world == physics::kAllWorlds;
+      if (WorldModel::valid(proxy.box) && physics::overlaps(regions[q], proxy.box) &&
+          (proxy.options.category & options.mask) != 0 && in_world) {
+        hits.push_back({q, id});
+      }
+    }
+  }
+  return hits;
+}
 
 /// a \ b of two sorted pair lists.
 inline std::vector<physics::ProxyPair> difference(const std::vector<physics::ProxyPair>& a,
@@ -234,6 +255,31 @@ class WorldScript {
       step_and_check(world, model, "step " + std::to_string(step));
       if (::testing::Test::HasFatalFailure()) return;
     }
+  }
+
+  /// Regions for a query: 0, 1, 13 or 200 of them, lattice boxes like the proxies' (faces
+  /// touching), points on the lattice, and now and then one over everything.
+  std::vector<physics::Aabb> random_regions() {
+    constexpr std::size_t kCounts[] = {0, 1, 13, 200};
+    std::vector<physics::Aabb> regions(
+        kCounts[std::uniform_int_distribution<int>(0, 3)(generator_)]);
+    for (physics::Aabb& region : regions) {
+      const int kind = std::uniform_int_distribution<int>(0, 9)(generator_);
+      region = random_box();
+      if (kind == 0) region.max = region.min;  // a point
+      if (kind == 1) region = {{-1e30f, -1e30f, -1e30f}, {1e30f, 1e30f, 1e30f}};
+    }
+    return regions;
+  }
+
+  /// A query's options: the defaults mostly, else a mask or a world.
+  physics::QueryOptions random_query_options() {
+    physics::QueryOptions options;
+    const int kind = std::uniform_int_distribution<int>(0, 5)(generator_);
+    if (kind == 0) options.mask = 2;
+    if (kind == 1) options.world = 1;
+    if (kind == 2) options.world = 0;
+    return options;
   }
 
   std::mt19937& generator() { return generator_; }

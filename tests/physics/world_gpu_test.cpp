@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
+#include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/physics/world.hpp"
 #include "rsw/workloads/box_scenes.hpp"
@@ -176,6 +179,84 @@ INSTANTIATE_TEST_SUITE_P(
                       std::tuple{std::size_t{20'011}, 0.0002, workloads::BoxScene::Uniform},
                       std::tuple{std::size_t{1}, 0.0, workloads::BoxScene::Uniform},
                       std::tuple{std::size_t{2}, 1.0, workloads::BoxScene::Uniform}));
+
+TEST(WorldGpu, RegionQueriesMatchTheOracleFromHostAndDeviceArrays) {
+  // As on the CPU: random edits, each round queried before its step and after, from host and
+  // device arrays; every other round's moves from device arrays (the boxes on the device).
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  WorldScript script(seed, 10);
+  script.use_worlds();
+  script.create(world, model, 400, 0.5);
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    if (round % 2 == 0) {
+      script.move(world, model, 0.3, round % 4 == 0);
+    } else {  // the same edits, from device arrays
+      std::vector<ProxyId> ids;
+      std::vector<Aabb> boxes;
+      for (auto& [id, proxy] : model.proxies) {
+        if (proxy.options.motion == Motion::Static || ids.size() > 100) continue;
+        proxy.box = script.random_box();
+        ids.push_back(id);
+        boxes.push_back(proxy.box);
+      }
+      DeviceBuffer<ProxyId> device_ids;
+      DeviceBuffer<Aabb> device_boxes;
+      device_ids.upload(ids);
+      device_boxes.upload(boxes);
+      world.move(device_ids.span(), device_boxes.span());
+    }
+    if (round % 5 == 1) script.create(world, model, 30, 0.3);
+    if (round % 7 == 2) script.destroy(world, model, 0.1);
+    for (int stepped = 0; stepped < 2; ++stepped) {
+      const std::vector<Aabb> regions = script.random_regions();
+      const physics::QueryOptions query = script.random_query_options();
+      const std::vector<physics::QueryHit> expected = oracle_query(model, regions, query);
+      const std::string what = std::to_string(regions.size()) + " regions, mask " +
+                               std::to_string(query.mask) + ", world " +
+                               std::to_string(query.world) +
+                               (stepped != 0 ? ", after the step" : ", before the step");
+      if (round % 3 == 0) {
+        DeviceBuffer<Aabb> device_regions;
+        device_regions.upload(regions);
+        ASSERT_EQ(to_host(world.query(device_regions.span(), query)), expected) << what;
+      } else {
+        const std::span<const physics::QueryHit> hits = world.query(regions, query);
+        ASSERT_EQ(std::vector(hits.begin(), hits.end()), expected) << what;
+      }
+      if (stepped == 0) step_and_check(world, model, "the step");
+    }
+  }
+}
+
+TEST(WorldGpu, AnInvalidRegionFromDeviceArraysIsAnErrorNamingIt) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  World world({.backend = rsw::Backend::Cuda});
+  world.create(Aabb{{0, 0, 0}, {1, 1, 1}});
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<Aabb> regions(1009, Aabb{{0, 0, 0}, {1, 1, 1}});
+  regions[907].max.z = inf;
+  regions[1000].min.x = 5;
+  DeviceBuffer<Aabb> device_regions;
+  device_regions.upload(regions);
+  try {
+    world.query(device_regions.span());
+    FAIL() << "an infinite region was taken";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("World::query: regions: box 907 has a non-finite"),
+              std::string::npos)
+        << error.what();
+  }
+  regions[907].max.z = 1;
+  regions[1000].min.x = 0;
+  device_regions.upload(regions);
+  EXPECT_EQ(to_host(world.query(device_regions.span())).size(), regions.size());
+}
 
 TEST(WorldGpu, DeviceArraysCreateMoveAndDestroyWithoutTheHost) {
   RSW_REQUIRE_CUDA_DEVICE();

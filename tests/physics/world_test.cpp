@@ -237,6 +237,65 @@ TEST_P(CpuWorlds, ARandomScriptWithWorldsMatchesTheOracleAtEveryStep) {
   script.run(world, model, GetParam() ? 200 : 500);
 }
 
+TEST_P(CpuWorlds, RegionQueriesMatchTheOracleBetweenAndAfterSteps) {
+  // Random edits, each round queried before its step (the boxes as moved so far) and after.
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world(options());
+  WorldModel model;
+  WorldScript script(seed, 10);
+  script.use_worlds();
+  script.create(world, model, 300, 0.5);
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    script.move(world, model, 0.3, round % 4 == 0);
+    if (round % 5 == 1) script.create(world, model, 30, 0.3);
+    if (round % 7 == 2) script.destroy(world, model, 0.1);
+    for (int stepped = 0; stepped < 2; ++stepped) {
+      const std::vector<Aabb> regions = script.random_regions();
+      const physics::QueryOptions query = script.random_query_options();
+      const std::span<const physics::QueryHit> hits = world.query(regions, query);
+      ASSERT_EQ(std::vector(hits.begin(), hits.end()), oracle_query(model, regions, query))
+          << regions.size() << " regions, mask " << query.mask << ", world " << query.world
+          << (stepped != 0 ? ", after the step" : ", before the step");
+      if (stepped == 0) step_and_check(world, model, "the step");
+    }
+  }
+}
+
+TEST_P(CpuWorlds, AnInvalidRegionOrWorldIsAnErrorNamingIt) {
+  World world(options());
+  world.create(Aabb{{0, 0, 0}, {1, 1, 1}});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<Aabb> regions = {{{0, 0, 0}, {1, 1, 1}},
+                                     {{0, 0, 0}, {1, 1, 1}},
+                                     {{0, 2, 0}, {1, 1, 1}},
+                                     {{nan, 0, 0}, {1, 1, 1}}};
+  try {
+    world.query(regions);
+    FAIL() << "an inverted region was taken";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("World::query: regions: box 2 has min > max on y"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(world.query(std::span(regions).first(1), {.world = physics::kMaxWorld + 1}), Error);
+  EXPECT_EQ(world.query(std::span(regions).first(2)).size(), 2u) << "the world is whole after";
+  EXPECT_TRUE(world.query(std::span<const Aabb>{}).empty());
+
+  // An invalid proxy box (InvalidBoxes::Exclude) meets no region.
+  WorldOptions excluding = options();
+  excluding.invalid_boxes = physics::InvalidBoxes::Exclude;
+  World lenient(excluding);
+  lenient.create(Aabb{{0, 0, 0}, {nan, 1, 1}});
+  const ProxyId valid = lenient.create(Aabb{{0, 0, 0}, {1, 1, 1}});
+  const Aabb everything{{-1e30f, -1e30f, -1e30f}, {1e30f, 1e30f, 1e30f}};
+  const std::span<const physics::QueryHit> hits = lenient.query(std::span(&everything, 1));
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0].proxy, valid);
+}
+
 TEST_P(CpuWorlds, AWorldIdOutOfRangeIsAnErrorAndCreatesNothing) {
   World world(options());
   const std::vector<Aabb> boxes(3, Aabb{{0, 0, 0}, {1, 1, 1}});

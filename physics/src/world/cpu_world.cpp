@@ -10,6 +10,7 @@
 
 #include "../broad_phase/sweep_backend.hpp"
 #include "pair_events.hpp"
+#include "region_query.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
 #include "rsw/engine/parallel.hpp"
@@ -199,6 +200,47 @@ class CpuWorld final : public WorldBackend {
   }
   bool on_device() const noexcept override { return false; }
 
+  std::span<const Pair> query(std::span<const Aabb> regions, const QueryOptions& options,
+                              const WorldOptions& world, const TableChanges&) override {
+    const std::size_t count = regions.size();
+    const std::size_t boxes = count + table_.slots();
+    resize_host(query_boxes_, boxes, "the query's boxes");
+    resize_host(query_categories_, boxes, "the query's categories");
+    resize_host(query_masks_, boxes, "the query's masks");
+    resize_host(query_worlds_, boxes, "the query's worlds");
+    std::ranges::copy(regions, query_boxes_.begin());
+    std::ranges::copy(table_.boxes, query_boxes_.begin() + static_cast<std::ptrdiff_t>(count));
+    for (std::size_t i = 0; i < count; ++i) {
+      query_categories_[i] = kRegionCategory;
+      query_masks_[i] = kRegionMask;
+      query_worlds_[i] = options.world;
+    }
+    for (std::size_t slot = 0; slot < table_.slots(); ++slot) {
+      query_categories_[count + slot] = queried_category(table_.states()[slot] != SlotState::Free,
+                                                         table_.categories()[slot], options.mask);
+      query_masks_[count + slot] = kProxyMask;
+      query_worlds_[count + slot] = table_.worlds()[slot];
+    }
+    if (!query_sweep_) query_sweep_ = brute_force_ ? make_brute_force_sweep() : make_cpu_sweep(0);
+    BroadPhaseStats stats;
+    query_sweep_->run({.form = BoxSource::Form::HostAos,
+                       .count = boxes,
+                       .host_aos = query_boxes_,
+                       .host_filter = {query_categories_, query_masks_, query_worlds_}},
+                      query_request(world, rsw::Backend::Cpu, nullptr), stats);
+    const std::span<const Pair> pairs = query_sweep_->host_pairs(stats);
+    resize_host(query_pairs_, pairs.size(), "the query's hits");
+    const auto regions_count = static_cast<std::uint32_t>(count);
+    std::ranges::transform(pairs, query_pairs_.begin(), [&](const Pair& p) {
+      return Pair{p.a, p.b - regions_count};
+    });
+    return query_pairs_;
+  }
+  DeviceSpan<const QueryHit> query(DeviceSpan<const Aabb>, const QueryOptions&, const WorldOptions&,
+                                   const TableChanges&, std::optional<std::uint32_t>&) override {
+    throw Error(ErrorKind::InvalidArgument, "the CPU world keeps no boxes on the device");
+  }
+
  private:
   std::span<const Pair> set_of(PairSet set) const {
     switch (set) {
@@ -344,6 +386,13 @@ class CpuWorld final : public WorldBackend {
   std::vector<ProxyPair> named_;  // a set on its way to the device
   std::array<DeviceBuffer<ProxyPair>, 3> device_;
   std::array<bool, 3> device_ready_{};
+  // Region queries: a frame of the regions and every slot's box (region_query.hpp).
+  std::unique_ptr<SweepBackend> query_sweep_;
+  std::vector<Aabb> query_boxes_;
+  std::vector<std::uint32_t> query_categories_;
+  std::vector<std::uint32_t> query_masks_;
+  std::vector<std::uint32_t> query_worlds_;
+  std::vector<Pair> query_pairs_;  // (region, slot)
 };
 
 }  // namespace

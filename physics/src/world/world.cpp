@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct World::Impl {
   // so a world in its steady state allocates nothing here.
   std::vector<ProxyPair> host_sets[3];
   bool host_ready[3] = {};
+  // The last query's hits (host), and for the CPU backends their copy in device memory.
+  std::vector<QueryHit> query_hits;
+  DeviceBuffer<QueryHit> query_device_hits;
 
   explicit Impl(const WorldOptions& world_options) : options(world_options) {
     backend = options.brute_force ? rsw::Backend::Cpu : resolve_backend(options.backend);
@@ -53,7 +57,11 @@ struct World::Impl {
 
   // Under InvalidBoxes::Reject, throws naming the first invalid box of a call.
   void check_boxes(std::span<const Aabb> boxes, std::string_view what) const {
-    if (options.invalid_boxes != InvalidBoxes::Reject) return;
+    if (options.invalid_boxes == InvalidBoxes::Reject) check_valid(boxes, what);
+  }
+
+  // Throws naming the first invalid box.
+  static void check_valid(std::span<const Aabb> boxes, std::string_view what) {
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       float low[3];
       float high[3];
@@ -62,6 +70,61 @@ struct World::Impl {
       throw Error(ErrorKind::InvalidArgument,
                   std::string(what) + ": " + detail::describe_invalid_box(i, low, high));
     }
+  }
+
+  static void check_query_world(const QueryOptions& query) {
+    if (is_world(query.world)) return;
+    throw Error(ErrorKind::InvalidArgument, "World::query: world " + std::to_string(query.world) +
+                                                " is past kMaxWorld (" + std::to_string(kMaxWorld) +
+                                                ") and not kAllWorlds");
+  }
+
+  std::span<const QueryHit> query(std::span<const Aabb> regions, const QueryOptions& query) {
+    check_valid(regions, "World::query: regions");
+    check_query_world(query);
+    const std::span<const Pair> pairs = worker->query(regions, query, options, changes());
+    if (worker->on_device()) {  // the changes were brought to the device
+      moved.clear();
+      layout_changed = false;
+    }
+    resize_host(query_hits, pairs.size(), "the query's hits");
+    std::ranges::transform(pairs, query_hits.begin(), [&](const Pair& p) {
+      return QueryHit{p.a, table.id_of(p.b)};
+    });
+    return query_hits;
+  }
+
+  DeviceSpan<const QueryHit> query(DeviceSpan<const Aabb> regions, const QueryOptions& query) {
+    check_query_world(query);
+    if (!worker->on_device()) {
+      std::vector<Aabb> host(regions.size);
+      rsw::detail::copy_device_to_host(host.data(), regions.data, regions.size_bytes(),
+                                       options.stream);
+      synchronize(options.stream);
+      const std::span<const QueryHit> hits = this->query(host, query);
+      query_device_hits.resize_discarding(hits.size());
+      query_device_hits.upload(hits, options.stream);
+      synchronize(options.stream);
+      return query_device_hits.span();
+    }
+    std::optional<std::uint32_t> first_invalid;
+    const DeviceSpan<const QueryHit> hits =
+        worker->query(regions, query, options, changes(), first_invalid);
+    moved.clear();
+    layout_changed = false;
+    if (first_invalid) {
+      Aabb region;
+      rsw::detail::copy_device_to_host(&region, regions.data + *first_invalid, sizeof(Aabb),
+                                       options.stream);
+      synchronize(options.stream);
+      float low[3];
+      float high[3];
+      detail::corners(region, low, high);
+      throw Error(
+          ErrorKind::InvalidArgument,
+          "World::query: regions: " + detail::describe_invalid_box(*first_invalid, low, high));
+    }
+    return hits;
   }
 
   // Slots for `count` new proxies. Room for all is made first, so that a failure creates none.
@@ -285,6 +348,15 @@ std::span<const ProxyPair> World::pairs() {
 DeviceSpan<const ProxyPair> World::pairs_device() {
   return with_bad_alloc_as_error("World::pairs_device",
                                  [&] { return impl_->device_set(detail::PairSet::Pairs); });
+}
+
+std::span<const QueryHit> World::query(std::span<const Aabb> regions, const QueryOptions& options) {
+  return with_bad_alloc_as_error("World::query", [&] { return impl_->query(regions, options); });
+}
+
+DeviceSpan<const QueryHit> World::query(DeviceSpan<const Aabb> regions,
+                                        const QueryOptions& options) {
+  return with_bad_alloc_as_error("World::query", [&] { return impl_->query(regions, options); });
 }
 
 std::uint64_t World::user(ProxyId id) const {

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "proxy_table.hpp"
@@ -62,6 +63,20 @@ class WorldBackend {
   virtual void move(DeviceSpan<const ProxyId> ids, DeviceSpan<const Aabb> boxes,
                     const TableChanges& changes, StreamHandle stream) = 0;
   ///@}
+  /// Region queries (World::query) against the live proxies' boxes as they are now, the
+  /// table's changes brought to the device first: the (region, slot) pairs whose boxes overlap
+  /// and pass `options`, sorted by (region, slot). The regions are valid boxes. In host memory;
+  /// valid until the next query or step.
+  virtual std::span<const Pair> query(std::span<const Aabb> regions, const QueryOptions& options,
+                                      const WorldOptions& world, const TableChanges& changes) = 0;
+  /// The same from regions in device memory (checked here: the first invalid one's index, or
+  /// nothing), named by the slots' generations, in device memory (the CUDA backend; the others
+  /// are never asked).
+  virtual DeviceSpan<const QueryHit> query(DeviceSpan<const Aabb> regions,
+                                           const QueryOptions& options, const WorldOptions& world,
+                                           const TableChanges& changes,
+                                           std::optional<std::uint32_t>& first_invalid) = 0;
+
   /// True when boxes from device arrays stay on the device (place and move above).
   virtual bool on_device() const noexcept = 0;
 };

@@ -83,6 +83,21 @@ struct ProxyOptions {
   std::uint64_t user = 0;            ///< the caller's value, kept with the proxy
 };
 
+/// Which proxies a region query reports (World::query).
+struct QueryOptions {
+  std::uint32_t mask = 0xFFFFFFFFu;  ///< proxies whose category & mask != 0
+  std::uint32_t world = kAllWorlds;  ///< every world's proxies; or one world's, and the
+                                     ///< kAllWorlds ones
+};
+
+/// A proxy whose box overlaps a query region.
+struct QueryHit {
+  std::uint32_t query = 0;  ///< the region's index in the query
+  ProxyId proxy;
+  /// Orders hits by query, then proxy.
+  friend constexpr auto operator<=>(const QueryHit&, const QueryHit&) = default;
+};
+
 /// Setup of a World.
 struct WorldOptions {
   rsw::Backend backend = rsw::Backend::Auto;  ///< Auto: the GPU when a CUDA device is usable
@@ -195,6 +210,16 @@ class RSW_API World {
   std::span<const ProxyPair> pairs();
   /// The same in device memory.
   rsw::DeviceSpan<const ProxyPair> pairs_device();
+
+  /// Region queries: every live proxy whose box overlaps a region (closed boxes, as the pairs
+  /// are found; boxes as created or last moved, the step not needed), each (region, proxy)
+  /// once, sorted by (query, proxy); invalid proxy boxes meet nothing. A region that is not a
+  /// valid box (NaN, infinite, min > max) is an rsw::Error naming it. Valid until the next
+  /// query() or step(). E.g. world.query(std::span(&blast, 1)) for what an explosion reaches.
+  std::span<const QueryHit> query(std::span<const Aabb> regions, const QueryOptions& options = {});
+  /// The same for regions in device memory, the hits in device memory.
+  rsw::DeviceSpan<const QueryHit> query(rsw::DeviceSpan<const Aabb> regions,
+                                        const QueryOptions& options = {});
 
   /// The user value given at create().
   std::uint64_t user(ProxyId id) const;

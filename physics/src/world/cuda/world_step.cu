@@ -29,6 +29,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cub/device/device_radix_sort.cuh>
@@ -40,13 +41,16 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "../../broad_phase/sweep_backend.hpp"
+#include "../region_query.hpp"
 #include "../static_cells.hpp"
 #include "../world_backend.hpp"
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/error.hpp"
+#include "rsw/engine/memory.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/engine/stream.hpp"
 
@@ -95,6 +99,57 @@ __global__ void scatter_boxes(const std::uint32_t* slots, const Aabb* boxes, std
                               Aabb* by_slot) {
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
   if (i < count) by_slot[slots[i]] = boxes[i];
+}
+
+/// The region query's frame (region_query.hpp), thread i: region i, or slot i - regions,
+/// into the frame's arrays with its filter bits.
+struct QueryFrameArrays {
+  float* min[3];
+  float* max[3];
+  std::uint32_t* categories;
+  std::uint32_t* masks;
+  std::uint32_t* worlds;
+};
+__global__ void query_frame_inputs(const Aabb* regions, std::uint32_t region_count,
+                                   const Aabb* boxes, const std::uint32_t* categories,
+                                   const std::uint32_t* worlds, const SlotState* states,
+                                   std::uint32_t slots, QueryOptions options,
+                                   QueryFrameArrays out) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= std::size_t{region_count} + slots) return;
+  const bool region = i < region_count;
+  const std::size_t slot = i - region_count;
+  float low[3];
+  float high[3];
+  corners(region ? regions[i] : boxes[slot], low, high);
+  for (int axis = 0; axis < 3; ++axis) {
+    out.min[axis][i] = low[axis];
+    out.max[axis][i] = high[axis];
+  }
+  out.categories[i] =
+      region ? kRegionCategory
+             : queried_category(states[slot] != SlotState::Free, categories[slot], options.mask);
+  out.masks[i] = region ? kRegionMask : kProxyMask;
+  out.worlds[i] = region ? options.world : worlds[slot];
+}
+
+/// Thread i: the query frame's pair i, (region, regions + slot), as a hit on the slot's proxy.
+__global__ void name_query_hits(const Pair* pairs, std::size_t count, std::uint32_t regions,
+                                const std::uint32_t* generations, QueryHit* hits) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= count) return;
+  const std::uint32_t slot = pairs[i].b - regions;
+  hits[i] = {pairs[i].a, {slot, generations[slot]}};
+}
+
+/// The lowest index of a region that is no valid box, into *first (kNone before).
+__global__ void find_invalid_region(const Aabb* regions, std::size_t count, std::uint32_t* first) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= count) return;
+  float low[3];
+  float high[3];
+  corners(regions[i], low, high);
+  if (!box_is_valid(low, high)) atomicMin(first, static_cast<std::uint32_t>(i));
 }
 
 __global__ void move_by_id(const ProxyId* ids, const Aabb* boxes, std::size_t count,
@@ -1072,6 +1127,57 @@ class CudaWorld final : public WorldBackend {
 
   bool on_device() const noexcept override { return true; }
 
+  std::span<const Pair> query(std::span<const Aabb> regions, const QueryOptions& options,
+                              const WorldOptions& world, const TableChanges& changes) override {
+    const StreamHandle stream = world.stream != nullptr ? world.stream : own_stream_.handle();
+    query_regions_.resize_discarding(regions.size());
+    query_regions_.upload(regions, stream);
+    const DeviceSpan<const Pair> pairs =
+        query_frame(query_regions_.span(), options, world, changes, stream);
+    resize_host(query_host_pairs_, pairs.size, "the query's hits");
+    if (pairs.size > 0) {
+      rsw::detail::copy_device_to_host(query_host_pairs_.data(), pairs.data, pairs.size_bytes(),
+                                       stream);
+    }
+    synchronize(stream);
+    const auto region_count = static_cast<std::uint32_t>(regions.size());
+    for (Pair& pair : query_host_pairs_)
+      pair.b -= region_count;
+    return query_host_pairs_;
+  }
+
+  DeviceSpan<const QueryHit> query(DeviceSpan<const Aabb> regions, const QueryOptions& options,
+                                   const WorldOptions& world, const TableChanges& changes,
+                                   std::optional<std::uint32_t>& first_invalid) override {
+    const StreamHandle stream = world.stream != nullptr ? world.stream : own_stream_.handle();
+    if (regions.size > 0) {
+      const std::uint32_t none = kNone;
+      query_first_invalid_.resize_discarding(1);
+      rsw::detail::copy_host_to_device(query_first_invalid_.data(), &none, sizeof(none), stream);
+      find_invalid_region<<<blocks_for(regions.size), kThreads, 0, stream>>>(
+          regions.data, regions.size, query_first_invalid_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching find_invalid_region");
+      std::uint32_t first = kNone;
+      rsw::detail::copy_device_to_host(&first, query_first_invalid_.data(), sizeof(first), stream);
+      synchronize(stream);
+      if (first != kNone) {
+        bring_to_device(changes, stream);  // as a query that ran would have
+        first_invalid = first;
+        return {};
+      }
+    }
+    const DeviceSpan<const Pair> pairs = query_frame(regions, options, world, changes, stream);
+    query_hits_.resize_discarding(pairs.size);
+    if (pairs.size > 0) {
+      name_query_hits<<<blocks_for(pairs.size), kThreads, 0, stream>>>(
+          pairs.data, pairs.size, static_cast<std::uint32_t>(regions.size), generations_.data(),
+          query_hits_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching name_query_hits");
+    }
+    if (world.stream == nullptr) synchronize(stream);
+    return query_hits_.span();
+  }
+
  private:
   struct Ready {
     bool host = false;
@@ -1237,6 +1343,50 @@ class CudaWorld final : public WorldBackend {
       // The staging buffers are rewritten by the next call: wait until they are read.
       synchronize(stream);
     }
+  }
+
+  // The region query's frame (region_query.hpp): the regions and every slot's box as they
+  // are now (the table's changes brought to the device first), swept by a sweep of its own;
+  // its pairs, sorted, are (region, regions + slot).
+  DeviceSpan<const Pair> query_frame(DeviceSpan<const Aabb> regions, const QueryOptions& options,
+                                     const WorldOptions& world, const TableChanges& changes,
+                                     StreamHandle stream) {
+    bring_to_device(changes, stream);
+    const auto region_count = static_cast<std::uint32_t>(regions.size);
+    const auto slots = static_cast<std::uint32_t>(table_.slots());
+    const std::size_t count = std::size_t{region_count} + slots;
+    for (auto& array : query_arrays_)
+      array.resize_discarding(count);
+    query_categories_.resize_discarding(count);
+    query_masks_.resize_discarding(count);
+    query_worlds_.resize_discarding(count);
+    if (count > 0) {
+      query_frame_inputs<<<blocks_for(count), kThreads, 0, stream>>>(
+          regions.data, region_count, boxes_.data(), categories_.data(), worlds_.data(),
+          states_.data(), slots, options,
+          {{query_arrays_[0].data(), query_arrays_[1].data(), query_arrays_[2].data()},
+           {query_arrays_[3].data(), query_arrays_[4].data(), query_arrays_[5].data()},
+           query_categories_.data(),
+           query_masks_.data(),
+           query_worlds_.data()});
+      RSW_CUDA_CHECK_LAUNCH("launching query_frame_inputs");
+    }
+    if (!query_sweep_) query_sweep_ = make_cuda_sweep();
+    BoxSource source;
+    source.form = BoxSource::Form::Device;
+    source.count = count;
+    source.device = {query_arrays_[0].span(), query_arrays_[1].span(), query_arrays_[2].span(),
+                     query_arrays_[3].span(), query_arrays_[4].span(), query_arrays_[5].span()};
+    source.device_filter = {query_categories_.span(), query_masks_.span(), query_worlds_.span()};
+    source.stream = stream;
+    BroadPhaseStats stats;
+    try {
+      query_sweep_->run(source, query_request(world, Backend::Cuda, stream), stats);
+    } catch (...) {
+      query_sweep_.reset();  // its carried state may be half-written
+      throw;
+    }
+    return query_sweep_->device_pairs();
   }
 
   // The static proxies' cells, rebuilt: summary and plan, listings counted, written, sorted by
@@ -1686,6 +1836,16 @@ class CudaWorld final : public WorldBackend {
   DeviceBuffer<std::uint32_t> moved_slots_;
   DeviceBuffer<Aabb> moved_boxes_;
   DeviceBuffer<std::uint32_t> place_slots_;
+  // Region queries: a frame of the regions and every slot's box (region_query.hpp).
+  std::unique_ptr<SweepBackend> query_sweep_;
+  DeviceBuffer<Aabb> query_regions_;
+  std::array<DeviceBuffer<float>, 6> query_arrays_;
+  DeviceBuffer<std::uint32_t> query_categories_;
+  DeviceBuffer<std::uint32_t> query_masks_;
+  DeviceBuffer<std::uint32_t> query_worlds_;
+  DeviceBuffer<std::uint32_t> query_first_invalid_;
+  DeviceBuffer<QueryHit> query_hits_;
+  std::vector<Pair> query_host_pairs_;  // (region, slot)
   bool device_moves_ = false;
   DeviceBuffer<Pending> pending_;
   PinnedBuffer<Pending> host_pending_{1};
