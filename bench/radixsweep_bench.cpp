@@ -16,6 +16,7 @@
 #include "bench_report.hpp"
 #include "broadphase_bench.hpp"
 #include "copy_bench.hpp"
+#include "query_bench.hpp"
 #include "rsw/cli/command_line.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/error.hpp"
@@ -274,6 +275,40 @@ int main(int argc, char** argv) {
       ->check(runs_range(0))
       ->capture_default_str();
 
+  CLI::App* query = app.add_subcommand(
+      "query",
+      "World::query: batches of small regions against a world of proxies, beside a "
+      "BroadPhase frame of its boxes");
+  query->fallthrough();
+  std::vector<std::string> query_sizes = {"100K"};
+  std::vector<std::string> query_batches = {"100K"};
+  std::vector<std::string> query_kinds = {"aabb"};
+  rsw::bench::QueryBenchOptions query_options{.backends = {"cpu"}};
+  if (has_device) query_options.backends = {"cuda"};
+  query->add_option("--n", query_sizes, "Proxies (100K, 1M; comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  query->add_option("--queries", query_batches, "Regions a batch (100K, 1M; comma list)")
+      ->delimiter(',')
+      ->capture_default_str();
+  query->add_option("--kind", query_kinds, "aabb: region queries")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"aabb"}))
+      ->capture_default_str();
+  query->add_option("--backend", query_options.backends, "cpu, cuda (comma list)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  query->add_option("--pairs-per-box", query_options.pairs_per_box, "Density of the scene")
+      ->check(rsw::cli::finite_range(0.01, 1e4))
+      ->capture_default_str();
+  query->add_option("--frames", query_options.frames, "Timed batches")
+      ->check(runs_range(1))
+      ->capture_default_str();
+  query->add_option("--warmup", query_options.warmup, "Untimed batches before them")
+      ->check(runs_range(0))
+      ->capture_default_str();
+
   CLI::App* soak = app.add_subcommand(
       "soak", "Many broad-phase frames, some clustered: pairs checked, memory held flat");
   soak->fallthrough();
@@ -365,6 +400,10 @@ int main(int argc, char** argv) {
       worlds_options.boxes_per_world =
           parse_sizes(worlds_boxes, "--boxes-per-world", kMostBoxes, "boxes");
     }
+    if (query->parsed()) {
+      query_options.sizes = parse_sizes(query_sizes, "--n", kMostBoxes, "proxies");
+      query_options.queries = parse_sizes(query_batches, "--queries", kMostBoxes, "regions");
+    }
     if (soak->parsed()) {
       soak_options.boxes = parse_sizes({soak_size}, "--n", kMostBoxes, "boxes").front();
     }
@@ -381,6 +420,7 @@ int main(int argc, char** argv) {
     if (broadphase->parsed()) run_broadphase_bench(broadphase_options, report);
     if (world->parsed()) run_world_bench(world_options, report);
     if (worlds->parsed()) run_worlds_bench(worlds_options, report);
+    if (query->parsed()) run_query_bench(query_options, report);
     if (soak->parsed()) run_soak_bench(soak_options, report);
 #if RSW_BENCH_RENDER
     if (render->parsed()) run_render_bench(render_options, report);
