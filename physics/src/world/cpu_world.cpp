@@ -223,11 +223,12 @@ class CpuWorld final : public WorldBackend {
     }
     if (!query_sweep_) query_sweep_ = brute_force_ ? make_brute_force_sweep() : make_cpu_sweep(0);
     BroadPhaseStats stats;
-    query_sweep_->run({.form = BoxSource::Form::HostAos,
-                       .count = boxes,
-                       .host_aos = query_boxes_,
-                       .host_filter = {query_categories_, query_masks_, query_worlds_}},
-                      query_request(world, rsw::Backend::Cpu, nullptr), stats);
+    query_sweep_->run(
+        {.form = BoxSource::Form::HostAos,
+         .count = boxes,
+         .host_aos = query_boxes_,
+         .host_filter = {query_categories_, query_masks_, queried_worlds(options, query_worlds_)}},
+        query_request(world, rsw::Backend::Cpu, nullptr), stats);
     const std::span<const Pair> pairs = query_sweep_->host_pairs(stats);
     resize_host(query_pairs_, pairs.size(), "the query's hits");
     const auto regions_count = static_cast<std::uint32_t>(count);

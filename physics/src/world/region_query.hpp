@@ -1,9 +1,9 @@
 // Region queries (World::query) as one broad-phase frame of two kinds of box: the regions
 // first, then every slot's box, with filter bits that let a region pair only with a proxy
-// (and a proxy only with a region) whose category the query's mask admits, and world ids that
-// keep the query to its world. Every backend runs that frame with its own sweep, so a query is
-// exact as the pairs are (closed boxes, invalid boxes meeting nothing), and its pairs, sorted
-// by (a, b), are (region, regions + slot) in (region, slot) order.
+// (and a proxy only with a region) whose category the query's mask admits, and world ids
+// that keep a query of one world to it. Every backend runs that frame with its own sweep, so
+// a query is exact as the pairs are (closed boxes, invalid boxes meeting nothing), and its
+// pairs, sorted by (a, b), are (region, regions + slot) in (region, slot) order.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +25,15 @@ inline constexpr std::uint32_t kProxyMask = 2;
 RSW_HOST_DEVICE constexpr std::uint32_t queried_category(bool live, std::uint32_t category,
                                                          std::uint32_t mask) {
   return live && (category & mask) != 0 ? 1u : 0u;
+}
+
+/// The world ids the query frame takes: none for a query of every world (then every region
+/// meets every proxy, as all boxes are in world 0), else the frame's (the regions in the
+/// query's world: they meet its proxies and the kAllWorlds ones). Regions in kAllWorlds would
+/// be shared geometry, which every world's boxes walk in their cells.
+template <class Span>
+Span queried_worlds(const QueryOptions& options, Span worlds) {
+  return options.world == kAllWorlds ? Span{} : worlds;
 }
 
 /// The query frame's request: sorted pairs, invalid slot boxes excluded (the regions are

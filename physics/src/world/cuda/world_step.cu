@@ -1377,7 +1377,8 @@ class CudaWorld final : public WorldBackend {
     source.count = count;
     source.device = {query_arrays_[0].span(), query_arrays_[1].span(), query_arrays_[2].span(),
                      query_arrays_[3].span(), query_arrays_[4].span(), query_arrays_[5].span()};
-    source.device_filter = {query_categories_.span(), query_masks_.span(), query_worlds_.span()};
+    source.device_filter = {query_categories_.span(), query_masks_.span(),
+                            queried_worlds(options, query_worlds_.span())};
     source.stream = stream;
     BroadPhaseStats stats;
     try {
