@@ -282,6 +282,22 @@ class WorldScript {
     return options;
   }
 
+  /// Asks a world one region query (from host or device arrays), the hits in host memory.
+  using Query = std::function<std::vector<physics::QueryHit>(std::span<const physics::Aabb>,
+                                                             const physics::QueryOptions&)>;
+
+  /// A random query held to the model, then the step, then another.
+  void query_step_query(physics::World& world, WorldModel& model, const Query& query) {
+    for (int stepped = 0; stepped < 2; ++stepped) {
+      const std::vector<physics::Aabb> regions = random_regions();
+      const physics::QueryOptions options = random_query_options();
+      ASSERT_EQ(query(regions, options), oracle_query(model, regions, options))
+          << regions.size() << " regions, mask " << options.mask << ", world " << options.world
+          << (stepped != 0 ? ", after the step" : ", before the step");
+      if (stepped == 0) step_and_check(world, model, "the step");
+    }
+  }
+
   std::mt19937& generator() { return generator_; }
 
  private:
