@@ -110,13 +110,13 @@ __global__ void finish_world_runs(const std::uint32_t* worlds, std::uint32_t cou
 }
 
 /// Sorts `count` (a power of two) items in shared memory, ascending: a bitonic sort, the
-/// kThreads threads of a block or a warp (`thread` among them) taking its compare-exchanges a
+/// kWidth threads of a block or a warp (`thread` among them) taking its compare-exchanges a
 /// pair each per step.
-template <int kThreads>
+template <int kWidth>
 __device__ void bitonic_sort(std::uint64_t* items, std::uint32_t count, std::uint32_t thread) {
   for (std::uint32_t size = 2; size <= count; size *= 2) {
     for (std::uint32_t stride = size / 2; stride > 0; stride /= 2) {
-      for (std::uint32_t t = thread; t < count / 2; t += kThreads) {
+      for (std::uint32_t t = thread; t < count / 2; t += kWidth) {
         const std::uint32_t low = 2 * t - (t & (stride - 1));  // t with a 0 inserted at stride
         const std::uint32_t high = low + stride;
         const bool ascending = (low & size) == 0;
@@ -127,7 +127,7 @@ __device__ void bitonic_sort(std::uint64_t* items, std::uint32_t count, std::uin
           items[high] = a;
         }
       }
-      if constexpr (kThreads == 32) {
+      if constexpr (kWidth == 32) {
         __syncwarp();
       } else {
         __syncthreads();
