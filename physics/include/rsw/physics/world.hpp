@@ -93,7 +93,7 @@ struct QueryOptions {
 /// A proxy whose box overlaps a query region.
 struct QueryHit {
   std::uint32_t query = 0;  ///< the region's index in the query
-  ProxyId proxy;
+  ProxyId proxy;            ///< a proxy whose box overlaps the region
   /// Orders hits by query, then proxy.
   friend constexpr auto operator<=>(const QueryHit&, const QueryHit&) = default;
 };
