@@ -230,15 +230,22 @@ constexpr int max_cell_bits(std::uint64_t boxes) {
 /// shorter lists.
 inline constexpr double kMeanSizesPerCell = 2.0;
 
-/// The requested axis, or the one along which box centres vary most (sums in double: plenty
-/// for choosing an axis).
-RSW_HOST_DEVICE inline int plan_axis(const BoxSummary& summary, SweepAxis axis) {
+/// The axis a request names: 0, 1, 2 for x, y, z; -1 for SweepAxis::LargestVariance, which
+/// leaves it to the frame.
+RSW_HOST_DEVICE constexpr int fixed_axis(SweepAxis axis) {
   switch (axis) {
     case SweepAxis::X: return 0;
     case SweepAxis::Y: return 1;
     case SweepAxis::Z: return 2;
     case SweepAxis::LargestVariance: break;
   }
+  return -1;
+}
+
+/// The requested axis, or the one along which box centres vary most (sums in double: plenty
+/// for choosing an axis).
+RSW_HOST_DEVICE inline int plan_axis(const BoxSummary& summary, SweepAxis axis) {
+  if (const int fixed = fixed_axis(axis); fixed >= 0) return fixed;
   if (summary.valid == 0) return 0;
   const auto count = static_cast<double>(summary.valid);
   int best = 0;
@@ -359,12 +366,7 @@ constexpr std::uint32_t run_block_threads(std::uint32_t room) {
 /// boxes spread most (`spread`: per axis, the sum over sampled worlds of their box centres'
 /// squared deviations from the world's mean); `last` when nothing was sampled.
 constexpr int plan_run_axis(const float (&spread)[3], SweepAxis requested, int last) {
-  switch (requested) {
-    case SweepAxis::X: return 0;
-    case SweepAxis::Y: return 1;
-    case SweepAxis::Z: return 2;
-    case SweepAxis::LargestVariance: break;
-  }
+  if (const int fixed = fixed_axis(requested); fixed >= 0) return fixed;
   if (!(spread[0] > 0.0f) && !(spread[1] > 0.0f) && !(spread[2] > 0.0f)) return last;
   int best = 0;
   for (int axis = 1; axis < 3; ++axis) {

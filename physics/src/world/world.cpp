@@ -102,7 +102,6 @@ struct World::Impl {
                                        options.stream);
       synchronize(options.stream);
       const std::span<const QueryHit> hits = this->query(host, query);
-      query_device_hits.resize_discarding(hits.size());
       query_device_hits.upload(hits, options.stream);
       synchronize(options.stream);
       return query_device_hits.span();

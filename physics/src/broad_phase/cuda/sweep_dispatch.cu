@@ -29,6 +29,7 @@
 namespace rsw::physics::detail {
 namespace {
 
+using kernels::blocks_for;
 using kernels::kThreads;
 
 static_assert(sizeof(Aabb) == 6 * sizeof(float), "Aabb records are read as six floats");
@@ -36,10 +37,6 @@ static_assert(sizeof(Aabb) == 6 * sizeof(float), "Aabb records are read as six f
 /// Frames a scene whose boxes were found not in runs of worlds waits before they are looked for
 /// again (a search costs a few launches and a wait, about as much as a frame of small worlds).
 constexpr std::uint32_t kFramesBetweenRunSearches = 32;
-
-unsigned int blocks_for(std::size_t count) {
-  return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
-}
 
 class CudaSweep final : public SweepBackend {
  public:

@@ -71,6 +71,27 @@ __device__ inline T on_axis(const T (&values)[3], int axis) {
   return axis == 0 ? values[0] : (axis == 1 ? values[1] : values[2]);
 }
 
+/// Blocks of kThreads for `count` threads.
+inline unsigned int blocks_for(std::size_t count) {
+  return static_cast<unsigned int>((count + kThreads - 1) / kThreads);
+}
+
+/// The first of keys[0, count) (sorted) that is >= `value`, or count.
+__device__ inline std::uint32_t lower_bound(const std::uint32_t* keys, std::uint32_t count,
+                                            std::uint32_t value) {
+  std::uint32_t low = 0;
+  std::uint32_t high = count;
+  while (low < high) {
+    const std::uint32_t middle = low + (high - low) / 2;
+    if (keys[middle] < value) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  return low;
+}
+
 /// The user's boxes wherever they came from: six float arrays with a stride (1 for
 /// structure-of-arrays, 6 for Aabb records copied as they are), and filter bits.
 struct BoxView {
@@ -719,17 +740,7 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint32_t shared_key = shared_slot << world_keys.bits;
   const int axis = frame->plan.axis;
   if (threadIdx.x == 0) {  // the first box of the shared slot, or count
-    std::uint32_t low = 0;
-    std::uint32_t high = count;
-    while (low < high) {
-      const std::uint32_t middle = low + (high - low) / 2;
-      if (keys[middle] < shared_key) {
-        low = middle + 1;
-      } else {
-        high = middle;
-      }
-    }
-    block_first_shared = low;
+    block_first_shared = lower_bound(keys, count, shared_key);
   }
   __syncthreads();
   const std::uint32_t first_shared = block_first_shared;
@@ -1050,17 +1061,7 @@ __global__ void world_offsets(const std::uint32_t* keys, std::uint32_t pairs, st
     offsets[w] = w == 0 ? 0u : pairs;
     return;
   }
-  std::uint32_t low = 0;
-  std::uint32_t high = pairs;
-  while (low < high) {
-    const std::uint32_t middle = low + (high - low) / 2;
-    if (keys[middle] < w) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  offsets[w] = low;
+  offsets[w] = lower_bound(keys, pairs, w);
 }
 
 /// Thread i: out[i] = pairs[order[i]].

@@ -253,8 +253,10 @@ __global__ void __launch_bounds__(kBlock)
       unsorted.low(a, k) = loaded.low[a];
       unsorted.high(a, k) = loaded.high[a];
     }
-    unsorted.category(k) = loaded.category;
-    unsorted.mask(k) = loaded.mask;
+    if constexpr (kFilters) {  // else every box has the default bits, never read
+      unsorted.category(k) = loaded.category;
+      unsorted.mask(k) = loaded.mask;
+    }
     unsorted.index(k) = box;
   };
   // Whether a loaded box is valid and of a category; an invalid one is counted when `counted`.
@@ -333,8 +335,10 @@ __global__ void __launch_bounds__(kBlock)
           sorted.low(a, p) = unsorted.low(a, k);
           sorted.high(a, p) = unsorted.high(a, k);
         }
-        sorted.category(p) = unsorted.category(k);
-        sorted.mask(p) = unsorted.mask(k);
+        if constexpr (kFilters) {
+          sorted.category(p) = unsorted.category(k);
+          sorted.mask(p) = unsorted.mask(k);
+        }
         sorted.index(p) = k;
       }
       sync();
@@ -361,8 +365,10 @@ __global__ void __launch_bounds__(kBlock)
         e_high_u = sorted.high(u, e);
         e_low_v = sorted.low(v, e);
         e_high_v = sorted.high(v, e);
-        e_category = sorted.category(e);
-        e_mask = sorted.mask(e);
+        if constexpr (kFilters) {
+          e_category = sorted.category(e);
+          e_mask = sorted.mask(e);
+        }
         e_index = sorted.index(e);
       }
       const bool e_shared = e_index >= own;
@@ -485,7 +491,7 @@ class WorldRuns {
     build_counts_.resize_discarding(4);  // runs, shared boxes, failure, widest
     build_counts_.fill_zero(stream);
     std::uint32_t* const run_count = build_counts_.data();
-    kernels::mark_world_runs<<<blocks_for(count), kernels::kThreads, 0, stream>>>(
+    kernels::mark_world_runs<<<kernels::blocks_for(count), kernels::kThreads, 0, stream>>>(
         boxes.worlds, count, start_flags.data(), shared_flags.data(), build_counts_.data() + 2);
     RSW_CUDA_CHECK_LAUNCH("launching mark_world_runs");
     select(start_flags.data(), starts.data(), run_count, count, stream);
@@ -502,9 +508,9 @@ class WorldRuns {
       rsw::detail::copy_device_to_device(shared_.data(), shared.data(),
                                          shared_total * sizeof(std::uint32_t), stream);
     }
-    kernels::finish_world_runs<<<blocks_for(std::size_t{runs} + 1), kernels::kThreads, 0, stream>>>(
-        boxes.worlds, count, starts.data(), run_count, begin_.data(), worlds_.data(),
-        build_counts_.data() + 3);
+    kernels::finish_world_runs<<<kernels::blocks_for(std::size_t{runs} + 1), kernels::kThreads, 0,
+                                 stream>>>(boxes.worlds, count, starts.data(), run_count,
+                                           begin_.data(), worlds_.data(), build_counts_.data() + 3);
     RSW_CUDA_CHECK_LAUNCH("launching finish_world_runs");
     host_counts_.copy_small_from_device(build_counts_.data() + 3, 1, stream);
     synchronize(stream);
@@ -561,10 +567,6 @@ class WorldRuns {
   /// Runs of a warp each to a block: more warps resident on a multiprocessor than blocks of
   /// one warp allow (32 blocks at most).
   static constexpr int kWarpRunsPerBlock = 4;
-
-  static unsigned int blocks_for(std::size_t count) {
-    return static_cast<unsigned int>((count + kernels::kThreads - 1) / kernels::kThreads);
-  }
 
   // The indices of the flagged boxes, and their count on the device.
   void select(const std::uint8_t* flags, std::uint32_t* out, std::uint32_t* selected,

@@ -1130,7 +1130,6 @@ class CudaWorld final : public WorldBackend {
   std::span<const Pair> query(std::span<const Aabb> regions, const QueryOptions& options,
                               const WorldOptions& world, const TableChanges& changes) override {
     const StreamHandle stream = world.stream != nullptr ? world.stream : own_stream_.handle();
-    query_regions_.resize_discarding(regions.size());
     query_regions_.upload(regions, stream);
     const DeviceSpan<const Pair> pairs =
         query_frame(query_regions_.span(), options, world, changes, stream);
