@@ -6,13 +6,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "rsw/physics/world.hpp"
@@ -83,6 +87,156 @@ inline std::vector<physics::QueryHit> oracle_query(const WorldModel& model,
     }
   }
   return hits;
+}
+
+/// Where `ray` enters `box` by the slab test as Ray documents it (float32), or nothing.
+inline std::optional<float> oracle_entry(const physics::Ray& ray, const physics::Aabb& box) {
+  const float origin[3] = {ray.origin.x, ray.origin.y, ray.origin.z};
+  const float direction[3] = {ray.direction.x, ray.direction.y, ray.direction.z};
+  const float low[3] = {box.min.x, box.min.y, box.min.z};
+  const float high[3] = {box.max.x, box.max.y, box.max.z};
+  float enter = 0.0f;
+  float exit = ray.max_t;
+  for (int axis = 0; axis < 3; ++axis) {
+    if (direction[axis] == 0.0f) {
+      if (origin[axis] < low[axis] || origin[axis] > high[axis]) return std::nullopt;
+      continue;
+    }
+    const float t1 = (low[axis] - origin[axis]) / direction[axis];
+    const float t2 = (high[axis] - origin[axis]) / direction[axis];
+    enter = std::max(enter, std::min(t1, t2));
+    exit = std::min(exit, std::max(t1, t2));
+  }
+  if (enter > exit) return std::nullopt;
+  return enter;
+}
+
+/// The oracle of a ray query: every ray against every proxy with a valid box whose category
+/// the mask admits, in the query's world (or kAllWorlds); the nearest hit of each ray (the
+/// lowest id among equal t), or every hit sorted by (ray, t, proxy).
+inline std::vector<physics::RayHit> oracle_raycast(const WorldModel& model,
+                                                   std::span<const physics::Ray> rays,
+                                                   const physics::RaycastOptions& options) {
+  std::vector<physics::RayHit> hits;
+  for (std::uint32_t r = 0; r < rays.size(); ++r) {
+    std::vector<physics::RayHit> ray_hits;
+    for (const auto& [id, proxy] : model.proxies) {
+      const std::uint32_t world = proxy.options.world;
+      const bool in_world = options.world == physics::kAllWorlds || world == options.world ||
+                            world == physics::kAllWorlds;
+      if (!WorldModel::valid(proxy.box) || (proxy.options.category & options.mask) == 0 ||
+          !in_world) {
+        continue;
+      }
+      if (const std::optional<float> t = oracle_entry(rays[r], proxy.box))
+        ray_hits.push_back({r, id, *t});
+    }
+    std::ranges::sort(ray_hits, [](const physics::RayHit& a, const physics::RayHit& b) {
+      return a.t != b.t ? a.t < b.t : a.proxy < b.proxy;
+    });
+    if (!options.all_hits && ray_hits.size() > 1) ray_hits.resize(1);
+    hits.insert(hits.end(), ray_hits.begin(), ray_hits.end());
+  }
+  return hits;
+}
+
+/// Ray hits compared bit for bit (t by its bits, so that -0 is not 0).
+inline bool same_hits(std::span<const physics::RayHit> a, std::span<const physics::RayHit> b) {
+  return std::ranges::equal(a, b, [](const physics::RayHit& x, const physics::RayHit& y) {
+    return x.ray == y.ray && x.proxy == y.proxy &&
+           std::bit_cast<std::uint32_t>(x.t) == std::bit_cast<std::uint32_t>(y.t);
+  });
+}
+
+/// Hits as lines for a failure's message.
+inline std::string describe_hits(std::span<const physics::RayHit> hits) {
+  std::string out;
+  for (const physics::RayHit& hit : hits) {
+    out += "ray " + std::to_string(hit.ray) + " proxy " + std::to_string(hit.proxy.index) + "/" +
+           std::to_string(hit.proxy.generation) + " t " + std::to_string(hit.t) + "\n";
+  }
+  return out;
+}
+
+/// Asks a world one ray query (from host or device arrays), the hits in host memory.
+using CastRays = std::function<std::vector<physics::RayHit>(
+    physics::World&, std::span<const physics::Ray>, const physics::RaycastOptions&)>;
+
+/// Awkward boxes and rays, every query held to the oracle (nearest and all hits; batches of 0,
+/// 1 and 199 rays): an empty world first; then a huge box, flat and point boxes, boxes
+/// touching at faces, edges and corners, and rays along those faces and edges, through the
+/// corners, from inside, with zero components and a zero direction, of length 0 and infinite.
+inline void check_awkward_rays(physics::World& world, const CastRays& cast) {
+  using physics::Aabb;
+  using physics::Ray;
+  WorldModel model;
+  const auto check = [&](std::span<const Ray> rays, const std::string& what) {
+    for (const bool all : {false, true}) {
+      const physics::RaycastOptions options{.all_hits = all};
+      const std::vector<physics::RayHit> hits = cast(world, rays, options);
+      const std::vector<physics::RayHit> expected = oracle_raycast(model, rays, options);
+      ASSERT_TRUE(same_hits(hits, expected)) << what << ", all_hits " << all << "\ngot:\n"
+                                             << describe_hits(hits) << "expected:\n"
+                                             << describe_hits(expected);
+    }
+  };
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<Ray> some = {{{0.5f, 0.5f, -5}, {0, 0, 1}, inf}};
+  check({}, "no rays, an empty world");
+  check(some, "a ray, an empty world");
+  if (::testing::Test::HasFatalFailure()) return;
+
+  const std::vector<Aabb> boxes = {
+      {{-1e6f, -1e6f, -1e6f}, {1e6f, -10, 1e6f}},  // huge, under everything
+      {{0, 0, 0}, {1, 1, 1}},
+      {{1, 0, 0}, {2, 1, 1}},  // touches the cube at a face
+      {{1, 1, 0}, {2, 2, 1}},  // and at an edge
+      {{2, 2, 1}, {3, 3, 2}},  // at a corner
+      {{0, 0, 3}, {1, 1, 3}},  // flat
+      {{5, 5, 5}, {5, 5, 5}},  // a point
+      {{0, 0, 0}, {1, 1, 1}},  // the cube again
+      {{-3, 0.25f, 0.25f}, {-2, 0.75f, 0.75f}},
+  };
+  for (const Aabb& box : boxes)
+    model.proxies[world.create(box)] = {box, {}};
+  std::vector<Ray> rays;
+  const float coordinates[] = {-1, 0, 0.5f, 1, 2, 3, 5};
+  const float directions[] = {-1, 0, 1, 0.5f};
+  const float lengths[] = {0, 1, 2.5f, inf};
+  std::mt19937 generator(7);
+  const auto pick = [&](std::span<const float> values) {
+    return values[std::uniform_int_distribution<std::size_t>(0, values.size() - 1)(generator)];
+  };
+  while (rays.size() < 199) {
+    rays.push_back({{pick(coordinates), pick(coordinates), pick(coordinates)},
+                    {pick(directions), pick(directions), pick(directions)},
+                    pick(lengths)});
+  }
+  rays[0] = {{0, 0, -1}, {0, 0, 1}, inf};         // along an edge of the cube
+  rays[1] = {{-1, 1, 0.5f}, {1, 0, 0}, inf};      // along a face, through the edge to the next
+  rays[2] = {{-1, -1, -1}, {1, 1, 1}, inf};       // through the corners
+  rays[3] = {{0.5f, 0.5f, 0.5f}, {}, 0};          // inside, no direction, length 0
+  rays[4] = {{5, 5, 5}, {}, inf};                 // at the point
+  rays[5] = {{0.5f, 0.5f, 10}, {0, 0, -1}, inf};  // down through the flat box to the cube
+  rays[6] = {{0.5f, 0.5f, 10}, {0, 0, -1}, 7};    // to the flat box's face exactly
+  rays[7] = {{0, 50, 0}, {0, -1, 0}, inf};        // to the huge box's top past the cube
+  rays[8] = {{0.5f, 0.5f, 0.5f}, {1e-30f, 0, 0}, inf};    // a tiny step: t beyond the floats
+  rays[9] = {{0.5f, 0.5f, -5}, {1e-40f, 0, 1}, inf};      // a subnormal component
+  rays[10] = {{0.5f, 0.5f, -5}, {0, 0, 1e30f}, inf};      // a huge step
+  rays[11] = {{-1e7f, 0.5f, 0.5f}, {1, 1e-8f, 0}, inf};   // from far away, along the cubes
+  rays[12] = {{1e7f, 1e7f, 1e7f}, {-1, -1, -1}, inf};     // from far away, through a corner
+  rays[13] = {{0.5f, 0.5f, -1e-38f}, {0, 0, 1e-38f}, 2};  // subnormal distances
+  check(std::span(rays).first(1), "one ray");
+  check(rays, "199 rays");
+  if (::testing::Test::HasFatalFailure()) return;
+  // A destroyed proxy meets nothing; a moved one is met where it is now.
+  const auto first = model.proxies.begin();
+  world.destroy(first->first);
+  model.proxies.erase(first);
+  const auto second = model.proxies.begin();
+  second->second.box = {{0, 0, -2}, {1, 1, -1}};
+  world.move(second->first, second->second.box);
+  check(rays, "199 rays after a destroy and a move");
 }
 
 /// a \ b of two sorted pair lists.
@@ -294,6 +448,78 @@ class WorldScript {
       ASSERT_EQ(query(regions, options), oracle_query(model, regions, options))
           << regions.size() << " regions, mask " << options.mask << ", world " << options.world
           << (stepped != 0 ? ", after the step" : ", before the step");
+      if (stepped == 0) step_and_check(world, model, "the step");
+    }
+  }
+
+  /// Rays for a query: 0, 1, 13 or 199 of them. From anywhere around the proxies in any
+  /// direction, of any length (0, short, long, infinite); from a box's corner or inside it;
+  /// along the lattice's planes (faces and edges) with zero direction components; a zero
+  /// direction.
+  std::vector<physics::Ray> random_rays(const WorldModel& model) {
+    constexpr std::size_t kCounts[] = {0, 1, 13, 199};
+    std::vector<physics::Ray> rays(kCounts[std::uniform_int_distribution<int>(0, 3)(generator_)]);
+    std::uniform_real_distribution<float> position(-2, region_ + 2);
+    std::uniform_real_distribution<float> unit(-1, 1);
+    std::uniform_int_distribution<int> axis_step(-1, 1);
+    std::vector<physics::Aabb> boxes;
+    for (const auto& [id, proxy] : model.proxies)
+      boxes.push_back(proxy.box);
+    const float lengths[] = {0.0f, 0.5f, 3.0f, 2 * region_, std::numeric_limits<float>::infinity()};
+    for (physics::Ray& ray : rays) {
+      const int kind = std::uniform_int_distribution<int>(0, 9)(generator_);
+      ray.origin = {position(generator_), position(generator_), position(generator_)};
+      ray.direction = {unit(generator_), unit(generator_), unit(generator_)};
+      if (!boxes.empty() && kind <= 3) {
+        const physics::Aabb& box =
+            boxes[std::uniform_int_distribution<std::size_t>(0, boxes.size() - 1)(generator_)];
+        ray.origin = kind == 0
+                         ? physics::Vec3{(box.min.x + box.max.x) / 2, (box.min.y + box.max.y) / 2,
+                                         (box.min.z + box.max.z) / 2}
+                         : box.min;  // inside, or on a corner
+      }
+      if (kind >= 3 && kind <= 6) {  // on the quarter lattice, along its planes
+        const auto snap = [](float v) { return std::floor(v * 4) / 4; };
+        ray.origin = {snap(ray.origin.x), snap(ray.origin.y), snap(ray.origin.z)};
+        ray.direction = {static_cast<float>(axis_step(generator_)),
+                         static_cast<float>(axis_step(generator_)),
+                         static_cast<float>(axis_step(generator_))};
+      }
+      if (kind == 7) ray.direction = {};
+      ray.max_t = lengths[std::uniform_int_distribution<int>(0, 4)(generator_)];
+    }
+    return rays;
+  }
+
+  /// A ray query's options: the nearest hit or all, the defaults mostly, else a mask or a
+  /// world.
+  physics::RaycastOptions random_raycast_options() {
+    physics::RaycastOptions options;
+    options.all_hits = std::bernoulli_distribution(0.5)(generator_);
+    const int kind = std::uniform_int_distribution<int>(0, 5)(generator_);
+    if (kind == 0) options.mask = 2;
+    if (kind == 1) options.world = 1;
+    if (kind == 2) options.world = 0;
+    return options;
+  }
+
+  /// Asks a world one ray query (from host or device arrays), the hits in host memory.
+  using Raycast = std::function<std::vector<physics::RayHit>(std::span<const physics::Ray>,
+                                                             const physics::RaycastOptions&)>;
+
+  /// A random ray query held to the model, then the step, then another.
+  void raycast_step_raycast(physics::World& world, WorldModel& model, const Raycast& raycast) {
+    for (int stepped = 0; stepped < 2; ++stepped) {
+      const std::vector<physics::Ray> rays = random_rays(model);
+      const physics::RaycastOptions options = random_raycast_options();
+      const std::vector<physics::RayHit> hits = raycast(rays, options);
+      const std::vector<physics::RayHit> expected = oracle_raycast(model, rays, options);
+      ASSERT_TRUE(same_hits(hits, expected))
+          << rays.size() << " rays, all_hits " << options.all_hits << ", mask " << options.mask
+          << ", world " << options.world
+          << (stepped != 0 ? ", after the step" : ", before the step") << "\ngot:\n"
+          << describe_hits(hits) << "expected:\n"
+          << describe_hits(expected);
       if (stepped == 0) step_and_check(world, model, "the step");
     }
   }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "rsw/engine/device_buffer.hpp"
@@ -224,6 +225,238 @@ TEST(WorldGpu, RegionQueriesMatchTheOracleFromHostAndDeviceArrays) {
         });
     if (::testing::Test::HasFatalFailure()) return;
   }
+}
+
+TEST(WorldGpu, RayQueriesMatchTheOracleFromHostAndDeviceArrays) {
+  // As on the CPU: random edits, each round cast before its step and after, from host and
+  // device arrays; every other round's moves from device arrays.
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  WorldScript script(seed, 10);
+  script.use_worlds();
+  script.create(world, model, 400, 0.5);
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    if (round % 2 == 0) {
+      script.move(world, model, 0.3, round % 4 == 0);
+    } else {
+      std::vector<ProxyId> ids;
+      std::vector<Aabb> boxes;
+      for (auto& [id, proxy] : model.proxies) {
+        if (proxy.options.motion == Motion::Static || ids.size() > 100) continue;
+        proxy.box = script.random_box();
+        ids.push_back(id);
+        boxes.push_back(proxy.box);
+      }
+      DeviceBuffer<ProxyId> device_ids;
+      DeviceBuffer<Aabb> device_boxes;
+      device_ids.upload(ids);
+      device_boxes.upload(boxes);
+      world.move(device_ids.span(), device_boxes.span());
+    }
+    if (round % 5 == 1) script.create(world, model, 30, 0.3);
+    if (round % 7 == 2) script.destroy(world, model, 0.1);
+    script.raycast_step_raycast(
+        world, model, [&](std::span<const physics::Ray> rays, const physics::RaycastOptions& cast) {
+          if (round % 3 != 0) {
+            const std::span<const physics::RayHit> hits = world.raycast(rays, cast);
+            return std::vector(hits.begin(), hits.end());
+          }
+          DeviceBuffer<physics::Ray> device_rays;
+          device_rays.upload(rays);
+          return to_host(world.raycast(device_rays.span(), cast));
+        });
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+TEST(WorldGpu, AwkwardRaysMatchTheOracleFromHostAndDeviceArrays) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  for (const bool device : {false, true}) {
+    SCOPED_TRACE(device ? "device arrays" : "host arrays");
+    World world({.backend = rsw::Backend::Cuda});
+    rsw::test::check_awkward_rays(world, [&](World& w, std::span<const physics::Ray> rays,
+                                             const physics::RaycastOptions& cast) {
+      if (!device) {
+        const std::span<const physics::RayHit> hits = w.raycast(rays, cast);
+        return std::vector(hits.begin(), hits.end());
+      }
+      DeviceBuffer<physics::Ray> device_rays;
+      device_rays.upload(rays);
+      return to_host(w.raycast(device_rays.span(), cast));
+    });
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// Many rays and regions over the scenes of the benches: the GPU's hits equal the CPU
+// backend's (nearest and all hits), and a sample's equal the oracle's.
+std::vector<physics::QueryHit> as_vector_of(std::span<const physics::QueryHit> hits) {
+  return {hits.begin(), hits.end()};
+}
+
+TEST(WorldGpu, RaysAndRegionsOverLargeScenesEqualTheCpuBackendAndTheOracle) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937 generator(seed);
+  for (const auto& [count, scene] :
+       {std::pair{std::size_t{100'003}, workloads::BoxScene::Uniform},
+        std::pair{std::size_t{30'011}, workloads::BoxScene::Mixed},
+        std::pair{std::size_t{20'011}, workloads::BoxScene::GiantBox},
+        std::pair{std::size_t{20'011}, workloads::BoxScene::Clustered},
+        std::pair{std::size_t{10'007}, workloads::BoxScene::TouchingGrid},
+        std::pair{std::size_t{20'011}, workloads::BoxScene::Degenerate},
+        std::pair{std::size_t{2}, workloads::BoxScene::Uniform}}) {
+    SCOPED_TRACE(std::to_string(count) + " boxes, scene " +
+                 std::to_string(static_cast<int>(scene)));
+    const std::vector<Aabb> boxes =
+        workloads::make_boxes(count, scene, static_cast<std::uint32_t>(generator()), 5.0);
+    World gpu({.backend = rsw::Backend::Cuda});
+    World cpu({.backend = rsw::Backend::Cpu});
+    WorldModel model;  // by the GPU world's ids
+    std::vector<ProxyId> ids(count);
+    std::vector<ProxyId> cpu_ids(count);
+    gpu.create(boxes, {}, ids);
+    cpu.create(boxes, {}, cpu_ids);
+    std::unordered_map<ProxyId, ProxyId> gpu_id_of;  // the worlds' generations differ
+    for (std::size_t i = 0; i < count; ++i) {
+      model.proxies[ids[i]] = {boxes[i], {}};
+      gpu_id_of[cpu_ids[i]] = ids[i];
+    }
+    // Rays from box corners and centres, in random directions, short and long.
+    physics::Aabb scene_bounds = boxes[0];
+    for (const Aabb& box : boxes) {
+      scene_bounds.min = {std::min(scene_bounds.min.x, box.min.x),
+                          std::min(scene_bounds.min.y, box.min.y),
+                          std::min(scene_bounds.min.z, box.min.z)};
+      scene_bounds.max = {std::max(scene_bounds.max.x, box.max.x),
+                          std::max(scene_bounds.max.y, box.max.y),
+                          std::max(scene_bounds.max.z, box.max.z)};
+    }
+    std::uniform_real_distribution<float> unit(-1, 1);
+    std::uniform_int_distribution<std::size_t> pick(0, count - 1);
+    const float span = scene_bounds.max.x - scene_bounds.min.x;
+    const float lengths[] = {0.0f, 2.0f, 10.0f, span, std::numeric_limits<float>::infinity()};
+    std::vector<physics::Ray> rays(10'007);
+    for (std::size_t r = 0; r < rays.size(); ++r) {
+      const Aabb& box = boxes[pick(generator)];
+      rays[r].origin = r % 2 == 0 ? box.min
+                                  : physics::Vec3{(box.min.x + box.max.x) / 2, box.max.y + 0.01f,
+                                                  (box.min.z + box.max.z) / 2};
+      rays[r].direction = {unit(generator), unit(generator), r % 7 == 0 ? 0.0f : unit(generator)};
+      rays[r].max_t = lengths[r % 5];
+    }
+    for (const bool all : {false, true}) {
+      const physics::RaycastOptions cast{.all_hits = all};
+      const std::span<const physics::Ray> cast_rays =
+          all ? std::span<const physics::Ray>(rays).first(1009)
+              : std::span<const physics::Ray>(rays);
+      const std::span<const physics::RayHit> gpu_span = gpu.raycast(cast_rays, cast);
+      const std::vector<physics::RayHit> gpu_hits(gpu_span.begin(), gpu_span.end());
+      std::vector<physics::RayHit> cpu_hits;
+      for (physics::RayHit hit : cpu.raycast(cast_rays, cast)) {
+        hit.proxy = gpu_id_of.at(hit.proxy);
+        cpu_hits.push_back(hit);
+      }
+      if (!rsw::test::same_hits(gpu_hits, cpu_hits)) {
+        // The first ray they differ on, and what the oracle says of it.
+        std::size_t at = 0;
+        while (at < std::min(gpu_hits.size(), cpu_hits.size()) &&
+               rsw::test::same_hits(std::span(&gpu_hits[at], 1), std::span(&cpu_hits[at], 1)))
+          ++at;
+        const auto one = [at](const std::vector<physics::RayHit>& hits) {
+          return std::span(hits).subspan(std::min(at, hits.size()), at < hits.size() ? 1 : 0);
+        };
+        const std::uint32_t ray = at < gpu_hits.size() ? gpu_hits[at].ray : cpu_hits[at].ray;
+        FAIL() << "all_hits " << all << ": the GPU's " << gpu_hits.size() << " hits and the CPU's "
+               << cpu_hits.size() << " differ first at ray " << ray << "\nGPU:\n"
+               << rsw::test::describe_hits(one(gpu_hits)) << "CPU:\n"
+               << rsw::test::describe_hits(one(cpu_hits)) << "oracle:\n"
+               << rsw::test::describe_hits(
+                      rsw::test::oracle_raycast(model, std::span(&cast_rays[ray], 1), cast));
+      }
+      DeviceBuffer<physics::Ray> device_rays;
+      device_rays.upload(cast_rays);
+      ASSERT_TRUE(rsw::test::same_hits(to_host(gpu.raycast(device_rays.span(), cast)), gpu_hits))
+          << "all_hits " << all << ", from device arrays";
+      const std::span<const physics::Ray> sample =
+          cast_rays.first(std::min<std::size_t>(cast_rays.size(), 31));
+      const std::vector<physics::RayHit> expected = rsw::test::oracle_raycast(model, sample, cast);
+      const std::span<const physics::RayHit> sample_hits = gpu.raycast(sample, cast);
+      ASSERT_TRUE(rsw::test::same_hits(sample_hits, expected))
+          << "all_hits " << all << "\ngot:\n"
+          << rsw::test::describe_hits(sample_hits) << "expected:\n"
+          << rsw::test::describe_hits(expected);
+    }
+    // Regions: boxes of the scene grown by 0, 1 or 8 edges (crowded ones sorted apart).
+    std::vector<Aabb> regions(4001);
+    for (std::size_t q = 0; q < regions.size(); ++q) {
+      const Aabb& box = boxes[pick(generator)];
+      const float grow = q % 3 == 0 ? 0.0f : (q % 3 == 1 ? 1.0f : 8.0f);
+      regions[q] = {{box.min.x - grow, box.min.y - grow, box.min.z - grow},
+                    {box.max.x + grow, box.max.y + grow, box.max.z + grow}};
+    }
+    const std::span<const physics::QueryHit> gpu_span = gpu.query(regions);
+    const std::vector<physics::QueryHit> gpu_regions(gpu_span.begin(), gpu_span.end());
+    std::vector<physics::QueryHit> cpu_regions;
+    for (physics::QueryHit hit : cpu.query(regions)) {
+      hit.proxy = gpu_id_of.at(hit.proxy);
+      cpu_regions.push_back(hit);
+    }
+    if (gpu_regions != cpu_regions) {
+      std::size_t at = 0;
+      while (at < std::min(gpu_regions.size(), cpu_regions.size()) &&
+             gpu_regions[at] == cpu_regions[at])
+        ++at;
+      const auto describe = [&](const std::vector<physics::QueryHit>& hits) {
+        std::string out;
+        for (std::size_t i = at; i < std::min(hits.size(), at + 3); ++i) {
+          out += " (" + std::to_string(hits[i].query) + ", " + std::to_string(hits[i].proxy.index) +
+                 ")";
+        }
+        return out;
+      };
+      FAIL() << "regions: the GPU's " << gpu_regions.size() << " hits and the CPU's "
+             << cpu_regions.size() << " differ first at " << at << ": GPU" << describe(gpu_regions)
+             << ", CPU" << describe(cpu_regions);
+    }
+    DeviceBuffer<Aabb> device_regions;
+    device_regions.upload(regions);
+    ASSERT_EQ(to_host(gpu.query(device_regions.span())), gpu_regions) << "from device arrays";
+    const std::span<const Aabb> sample = std::span<const Aabb>(regions).first(31);
+    ASSERT_EQ(as_vector_of(gpu.query(sample)), rsw::test::oracle_query(model, sample, {}));
+  }
+}
+
+TEST(WorldGpu, AnInvalidRayFromDeviceArraysIsAnErrorNamingIt) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  World world({.backend = rsw::Backend::Cuda});
+  world.create(Aabb{{0, 0, 0}, {1, 1, 1}});
+  std::vector<physics::Ray> rays(1009, physics::Ray{{0.5f, 0.5f, -1}, {0, 0, 1}});
+  rays[907].max_t = -2;
+  rays[1000].direction.x = std::numeric_limits<float>::quiet_NaN();
+  DeviceBuffer<physics::Ray> device_rays;
+  device_rays.upload(rays);
+  try {
+    world.raycast(device_rays.span());
+    FAIL() << "a ray of negative length was taken";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("World::raycast: rays[907] cannot be cast"),
+              std::string::npos)
+        << error.what();
+  }
+  rays[907].max_t = 2;
+  rays[1000].direction.x = 0;
+  device_rays.upload(rays);
+  const std::vector<physics::RayHit> hits = to_host(world.raycast(device_rays.span()));
+  ASSERT_EQ(hits.size(), rays.size());
+  EXPECT_EQ(hits[1008].ray, 1008u);
+  EXPECT_EQ(hits[1008].t, 1.0f);
 }
 
 TEST(WorldGpu, AnInvalidRegionFromDeviceArraysIsAnErrorNamingIt) {

@@ -260,6 +260,67 @@ TEST_P(CpuWorlds, RegionQueriesMatchTheOracleBetweenAndAfterSteps) {
   }
 }
 
+TEST_P(CpuWorlds, RayQueriesMatchTheOracleBetweenAndAfterSteps) {
+  // Random edits, each round cast before its step (the boxes as moved so far) and after.
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world(options());
+  WorldModel model;
+  WorldScript script(seed, 10);
+  script.use_worlds();
+  script.create(world, model, 300, 0.5);
+  for (int round = 0; round < 40; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    script.move(world, model, 0.3, round % 4 == 0);
+    if (round % 5 == 1) script.create(world, model, 30, 0.3);
+    if (round % 7 == 2) script.destroy(world, model, 0.1);
+    script.raycast_step_raycast(
+        world, model, [&](std::span<const physics::Ray> rays, const physics::RaycastOptions& cast) {
+          const std::span<const physics::RayHit> hits = world.raycast(rays, cast);
+          return std::vector(hits.begin(), hits.end());
+        });
+    if (HasFatalFailure()) return;
+  }
+}
+
+TEST_P(CpuWorlds, AwkwardRaysMatchTheOracle) {
+  World world(options());
+  rsw::test::check_awkward_rays(
+      world, [](World& w, std::span<const physics::Ray> rays, const physics::RaycastOptions& cast) {
+        const std::span<const physics::RayHit> hits = w.raycast(rays, cast);
+        return std::vector(hits.begin(), hits.end());
+      });
+}
+
+TEST_P(CpuWorlds, AnInvalidRayOrWorldIsAnErrorNamingIt) {
+  World world(options());
+  world.create(Aabb{{0, 0, 0}, {1, 1, 1}});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<physics::Ray> rays(4, physics::Ray{{0.5f, 0.5f, -1}, {0, 0, 1}, inf});
+  // Each bad ray at index 2, and what the message says of it.
+  for (const auto& [bad, what] : {std::pair{physics::Ray{{0, 0, 0}, {nan, 0, 1}, 1}, "direction ("},
+                                  std::pair{physics::Ray{{inf, 0, 0}, {0, 0, 1}, 1}, "origin (inf"},
+                                  std::pair{physics::Ray{{0, 0, 0}, {0, 0, 1}, -1}, "max_t -1.0"},
+                                  std::pair{physics::Ray{{0, 0, 0}, {0, 0, 1}, nan}, "max_t"}}) {
+    rays[2] = bad;
+    try {
+      world.raycast(rays);
+      FAIL() << "a ray that cannot be cast was taken: " << what;
+    } catch (const Error& error) {
+      const std::string message = error.what();
+      EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+      EXPECT_NE(message.find("World::raycast: rays[2] cannot be cast"), std::string::npos)
+          << message;
+      EXPECT_NE(message.find(what), std::string::npos) << message;
+    }
+  }
+  rays[2] = rays[0];
+  EXPECT_THROW(world.raycast(std::span(rays).first(1), {.world = physics::kMaxWorld + 1}), Error);
+  EXPECT_EQ(world.raycast(std::span(rays).first(2)).size(), 2u) << "the world is whole after";
+  EXPECT_TRUE(world.raycast(std::span<const physics::Ray>{}).empty());
+}
+
 TEST_P(CpuWorlds, AnInvalidRegionOrWorldIsAnErrorNamingIt) {
   World world(options());
   world.create(Aabb{{0, 0, 0}, {1, 1, 1}});

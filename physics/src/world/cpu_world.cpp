@@ -10,7 +10,6 @@
 
 #include "../broad_phase/sweep_backend.hpp"
 #include "pair_events.hpp"
-#include "region_query.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
 #include "rsw/engine/parallel.hpp"
@@ -125,6 +124,7 @@ class CpuWorld final : public WorldBackend {
         threads_(std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 16)) {}
 
   void step(const TableChanges& changes, const WorldOptions& options, WorldStats& stats) override {
+    if (!changes.moved.empty() || changes.layout) tree_built_ = false;
     Clock::time_point start = Clock::now();
     if (!brute_force_ && (changes.statics || first_step_)) {
       static_excluded_ = statics_.build(table_, options);
@@ -201,40 +201,13 @@ class CpuWorld final : public WorldBackend {
   bool on_device() const noexcept override { return false; }
 
   std::span<const Pair> query(std::span<const Aabb> regions, const QueryOptions& options,
-                              const WorldOptions& world, const TableChanges&) override {
-    const std::size_t count = regions.size();
-    const std::size_t boxes = count + table_.slots();
-    resize_host(query_boxes_, boxes, "the query's boxes");
-    resize_host(query_categories_, boxes, "the query's categories");
-    resize_host(query_masks_, boxes, "the query's masks");
-    resize_host(query_worlds_, boxes, "the query's worlds");
-    std::ranges::copy(regions, query_boxes_.begin());
-    std::ranges::copy(table_.boxes, query_boxes_.begin() + static_cast<std::ptrdiff_t>(count));
-    for (std::size_t i = 0; i < count; ++i) {
-      query_categories_[i] = kRegionCategory;
-      query_masks_[i] = kRegionMask;
-      query_worlds_[i] = options.world;
+                              const WorldOptions&, const TableChanges& changes) override {
+    const LeafFilter filter{options.mask, options.world, table_.worlds().data()};
+    if (brute_force_) {
+      query_by_brute_force(regions, filter);
+    } else {
+      overlap_regions(ready_tree(changes), regions, filter, query_pairs_);
     }
-    for (std::size_t slot = 0; slot < table_.slots(); ++slot) {
-      query_categories_[count + slot] = queried_category(table_.states()[slot] != SlotState::Free,
-                                                         table_.categories()[slot], options.mask);
-      query_masks_[count + slot] = kProxyMask;
-      query_worlds_[count + slot] = table_.worlds()[slot];
-    }
-    if (!query_sweep_) query_sweep_ = brute_force_ ? make_brute_force_sweep() : make_cpu_sweep(0);
-    BroadPhaseStats stats;
-    query_sweep_->run(
-        {.form = BoxSource::Form::HostAos,
-         .count = boxes,
-         .host_aos = query_boxes_,
-         .host_filter = {query_categories_, query_masks_, queried_worlds(options, query_worlds_)}},
-        query_request(world, rsw::Backend::Cpu, nullptr), stats);
-    const std::span<const Pair> pairs = query_sweep_->host_pairs(stats);
-    resize_host(query_pairs_, pairs.size(), "the query's hits");
-    const auto regions_count = static_cast<std::uint32_t>(count);
-    std::ranges::transform(pairs, query_pairs_.begin(), [&](const Pair& p) {
-      return Pair{p.a, p.b - regions_count};
-    });
     return query_pairs_;
   }
   DeviceSpan<const QueryHit> query(DeviceSpan<const Aabb>, const QueryOptions&, const WorldOptions&,
@@ -242,7 +215,84 @@ class CpuWorld final : public WorldBackend {
     throw Error(ErrorKind::InvalidArgument, "the CPU world keeps no boxes on the device");
   }
 
+  std::span<const SlotHit> raycast(std::span<const Ray> rays, const RaycastOptions& options,
+                                   const WorldOptions&, const TableChanges& changes) override {
+    const LeafFilter filter{options.mask, options.world, table_.worlds().data()};
+    if (brute_force_) {
+      cast_by_brute_force(rays, filter, options.all_hits);
+      return ray_hits_;
+    }
+    cast_rays(ready_tree(changes), rays, filter, options.all_hits, ray_hits_);
+    return ray_hits_;
+  }
+  DeviceSpan<const RayHit> raycast(DeviceSpan<const Ray>, const RaycastOptions&,
+                                   const WorldOptions&, const TableChanges&,
+                                   std::optional<std::uint32_t>&) override {
+    throw Error(ErrorKind::InvalidArgument, "the CPU world keeps no boxes on the device");
+  }
+
  private:
+  // The tree of the slots' boxes as they are now: built again when the boxes changed since it
+  // was (the changes since the last step are those the table lists; a step with changes
+  // marks it old).
+  TreeView ready_tree(const TableChanges& changes) {
+    if (!tree_built_ || !changes.moved.empty() || changes.layout) {
+      tree_built_ = false;
+      resize_host(tree_categories_, table_.slots(), "the tree's categories");
+      for (std::size_t slot = 0; slot < table_.slots(); ++slot) {
+        tree_categories_[slot] =
+            table_.states()[slot] == SlotState::Free ? 0u : table_.categories()[slot];
+      }
+      tree_.build(table_.boxes, tree_categories_);
+      tree_built_ = true;
+    }
+    return tree_.view();
+  }
+
+  // A live slot's box as a leaf (category 0 for a free slot or an invalid box).
+  TreeLeaf leaf_of(std::size_t slot) const {
+    TreeLeaf leaf{};
+    corners(table_.boxes[slot], leaf.bounds.low, leaf.bounds.high);
+    leaf.slot = static_cast<std::uint32_t>(slot);
+    const bool live =
+        table_.states()[slot] != SlotState::Free && box_is_valid(leaf.bounds.low, leaf.bounds.high);
+    leaf.category = live ? table_.categories()[slot] : 0u;
+    return leaf;
+  }
+
+  // Every region against every live proxy's box: the oracle.
+  void query_by_brute_force(std::span<const Aabb> regions, const LeafFilter& filter) {
+    query_pairs_.clear();
+    for (std::size_t q = 0; q < regions.size(); ++q) {
+      TreeBounds region;
+      corners(regions[q], region.low, region.high);
+      for (std::size_t slot = 0; slot < table_.slots(); ++slot) {
+        const TreeLeaf leaf = leaf_of(slot);
+        if (filter.passes(leaf) && bounds_overlap(region, leaf.bounds))
+          query_pairs_.push_back({static_cast<std::uint32_t>(q), leaf.slot});
+      }
+    }
+  }
+
+  // Every ray against every live proxy's box: the oracle.
+  void cast_by_brute_force(std::span<const Ray> rays, const LeafFilter& filter, bool all_hits) {
+    ray_hits_.clear();
+    for (std::size_t r = 0; r < rays.size(); ++r) {
+      const std::size_t first = ray_hits_.size();
+      for (std::size_t slot = 0; slot < table_.slots(); ++slot) {
+        const TreeLeaf leaf = leaf_of(slot);
+        float t;
+        if (filter.passes(leaf) && ray_entry(rays[r], leaf.bounds, t))
+          ray_hits_.push_back({static_cast<std::uint32_t>(r), leaf.slot, t});
+      }
+      const auto begin = ray_hits_.begin() + static_cast<std::ptrdiff_t>(first);
+      std::sort(begin, ray_hits_.end(), [](const SlotHit& a, const SlotHit& b) {
+        return a.t != b.t ? a.t < b.t : a.slot < b.slot;
+      });
+      if (!all_hits && begin != ray_hits_.end()) ray_hits_.erase(begin + 1, ray_hits_.end());
+    }
+  }
+
   std::span<const Pair> set_of(PairSet set) const {
     switch (set) {
       case PairSet::Found: return found_;
@@ -387,13 +437,12 @@ class CpuWorld final : public WorldBackend {
   std::vector<ProxyPair> named_;  // a set on its way to the device
   std::array<DeviceBuffer<ProxyPair>, 3> device_;
   std::array<bool, 3> device_ready_{};
-  // Region queries: a frame of the regions and every slot's box (region_query.hpp).
-  std::unique_ptr<SweepBackend> query_sweep_;
-  std::vector<Aabb> query_boxes_;
-  std::vector<std::uint32_t> query_categories_;
-  std::vector<std::uint32_t> query_masks_;
-  std::vector<std::uint32_t> query_worlds_;
+  // Region and ray queries: the tree, built at the first query after the boxes changed.
+  HostBoxTree tree_;
+  bool tree_built_ = false;
+  std::vector<std::uint32_t> tree_categories_;
   std::vector<Pair> query_pairs_;  // (region, slot)
+  std::vector<SlotHit> ray_hits_;
 };
 
 }  // namespace

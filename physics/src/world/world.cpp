@@ -44,6 +44,9 @@ struct World::Impl {
   // The last query's hits (host), and for the CPU backends their copy in device memory.
   std::vector<QueryHit> query_hits;
   DeviceBuffer<QueryHit> query_device_hits;
+  // The same of the last raycast.
+  std::vector<RayHit> ray_hits;
+  DeviceBuffer<RayHit> ray_device_hits;
 
   explicit Impl(const WorldOptions& world_options) : options(world_options) {
     backend = options.brute_force ? rsw::Backend::Cpu : resolve_backend(options.backend);
@@ -122,6 +125,73 @@ struct World::Impl {
       throw Error(
           ErrorKind::InvalidArgument,
           "World::query: regions: " + detail::describe_invalid_box(*first_invalid, low, high));
+    }
+    return hits;
+  }
+
+  // Throws naming the first ray that cannot be cast.
+  static void check_rays(std::span<const Ray> rays) {
+    for (std::size_t i = 0; i < rays.size(); ++i) {
+      if (!detail::ray_is_valid(rays[i])) throw invalid_ray(i, rays[i]);
+    }
+  }
+
+  static Error invalid_ray(std::size_t index, const Ray& ray) {
+    const auto vec = [](const Vec3& v) {
+      return "(" + std::to_string(v.x) + ", " + std::to_string(v.y) + ", " + std::to_string(v.z) +
+             ")";
+    };
+    return Error(ErrorKind::InvalidArgument,
+                 "World::raycast: rays[" + std::to_string(index) + "] cannot be cast: origin " +
+                     vec(ray.origin) + ", direction " + vec(ray.direction) + ", max_t " +
+                     std::to_string(ray.max_t) +
+                     " (origin and direction must be finite, max_t >= 0)");
+  }
+
+  static void check_raycast_world(const RaycastOptions& options) {
+    if (is_world(options.world)) return;
+    throw Error(ErrorKind::InvalidArgument,
+                "World::raycast: world " + std::to_string(options.world) + " is past kMaxWorld (" +
+                    std::to_string(kMaxWorld) + ") and not kAllWorlds");
+  }
+
+  std::span<const RayHit> raycast(std::span<const Ray> rays, const RaycastOptions& cast) {
+    check_rays(rays);
+    check_raycast_world(cast);
+    const std::span<const detail::SlotHit> hits = worker->raycast(rays, cast, options, changes());
+    if (worker->on_device()) {  // the changes were brought to the device
+      moved.clear();
+      layout_changed = false;
+    }
+    resize_host(ray_hits, hits.size(), "the rays' hits");
+    std::ranges::transform(hits, ray_hits.begin(), [&](const detail::SlotHit& hit) {
+      return RayHit{hit.ray, table.id_of(hit.slot), hit.t};
+    });
+    return ray_hits;
+  }
+
+  DeviceSpan<const RayHit> raycast(DeviceSpan<const Ray> rays, const RaycastOptions& cast) {
+    check_raycast_world(cast);
+    if (!worker->on_device()) {
+      std::vector<Ray> host(rays.size);
+      rsw::detail::copy_device_to_host(host.data(), rays.data, rays.size_bytes(), options.stream);
+      synchronize(options.stream);
+      const std::span<const RayHit> hits = this->raycast(host, cast);
+      ray_device_hits.upload(hits, options.stream);
+      synchronize(options.stream);
+      return ray_device_hits.span();
+    }
+    std::optional<std::uint32_t> first_invalid;
+    const DeviceSpan<const RayHit> hits =
+        worker->raycast(rays, cast, options, changes(), first_invalid);
+    moved.clear();
+    layout_changed = false;
+    if (first_invalid) {
+      Ray ray;
+      rsw::detail::copy_device_to_host(&ray, rays.data + *first_invalid, sizeof(Ray),
+                                       options.stream);
+      synchronize(options.stream);
+      throw invalid_ray(*first_invalid, ray);
     }
     return hits;
   }
@@ -356,6 +426,14 @@ std::span<const QueryHit> World::query(std::span<const Aabb> regions, const Quer
 DeviceSpan<const QueryHit> World::query(DeviceSpan<const Aabb> regions,
                                         const QueryOptions& options) {
   return with_bad_alloc_as_error("World::query", [&] { return impl_->query(regions, options); });
+}
+
+std::span<const RayHit> World::raycast(std::span<const Ray> rays, const RaycastOptions& options) {
+  return with_bad_alloc_as_error("World::raycast", [&] { return impl_->raycast(rays, options); });
+}
+
+DeviceSpan<const RayHit> World::raycast(DeviceSpan<const Ray> rays, const RaycastOptions& options) {
+  return with_bad_alloc_as_error("World::raycast", [&] { return impl_->raycast(rays, options); });
 }
 
 std::uint64_t World::user(ProxyId id) const {

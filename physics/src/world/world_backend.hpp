@@ -21,6 +21,7 @@
 #include <optional>
 #include <span>
 
+#include "../query/host_box_tree.hpp"
 #include "proxy_table.hpp"
 #include "rsw/engine/device_buffer.hpp"
 #include "rsw/physics/world.hpp"
@@ -74,6 +75,21 @@ class WorldBackend {
   /// are never asked).
   virtual DeviceSpan<const QueryHit> query(DeviceSpan<const Aabb> regions,
                                            const QueryOptions& options, const WorldOptions& world,
+                                           const TableChanges& changes,
+                                           std::optional<std::uint32_t>& first_invalid) = 0;
+
+  /// Ray queries (World::raycast) against the live proxies' boxes as they are now, the table's
+  /// changes brought to the device first: each ray's nearest hit, or with options.all_hits
+  /// every hit sorted by (ray, t, slot), as slots. The rays are valid. In host memory; valid
+  /// until the next raycast or step.
+  virtual std::span<const SlotHit> raycast(std::span<const Ray> rays, const RaycastOptions& options,
+                                           const WorldOptions& world,
+                                           const TableChanges& changes) = 0;
+  /// The same from rays in device memory (checked here: the first invalid one's index, or
+  /// nothing), named by the slots' generations, in device memory (the CUDA backend; the others
+  /// are never asked).
+  virtual DeviceSpan<const RayHit> raycast(DeviceSpan<const Ray> rays,
+                                           const RaycastOptions& options, const WorldOptions& world,
                                            const TableChanges& changes,
                                            std::optional<std::uint32_t>& first_invalid) = 0;
 

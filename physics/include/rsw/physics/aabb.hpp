@@ -3,6 +3,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 namespace rsw::physics {
@@ -21,6 +22,23 @@ struct Vec3 {
 struct Aabb {
   Vec3 min;  ///< the lower bound on each axis
   Vec3 max;  ///< the upper bound on each axis, >= min for a valid box
+};
+
+/// A ray: the points origin + t * direction for t in [0, max_t]. The direction need not be of
+/// unit length (t is in its units) and may have zero components; max_t may be infinite.
+///
+/// A ray meets a box by the slab test in float32: on each axis a where direction.a != 0,
+/// t1 = (box.min.a - origin.a) / direction.a and t2 = (box.max.a - origin.a) / direction.a
+/// bound the slab [min(t1, t2), max(t1, t2)]; where direction.a == 0 (either sign), the ray
+/// is in the slab for every t if box.min.a <= origin.a <= box.max.a and in it for none
+/// otherwise. The ray enters the box at t = the largest of 0 and the slabs' starts, and
+/// meets it when that is <= the smallest of max_t and the slabs' ends. So boxes are closed: a
+/// ray that starts inside a box, or on its face, enters it at t = 0; one that runs along a
+/// face or an edge meets the box; one that only touches a corner meets it at that t.
+struct Ray {
+  Vec3 origin;     ///< where the ray starts (t = 0)
+  Vec3 direction;  ///< the ray's step per unit of t; a zero vector meets what holds origin
+  float max_t = std::numeric_limits<float>::infinity();  ///< the ray's end, >= 0
 };
 
 /// Two overlapping boxes by index, a < b.

@@ -98,6 +98,21 @@ struct QueryHit {
   friend constexpr auto operator<=>(const QueryHit&, const QueryHit&) = default;
 };
 
+/// Which proxies a ray query reports (World::raycast).
+struct RaycastOptions {
+  bool all_hits = false;             ///< every box along each ray, not only the nearest
+  std::uint32_t mask = 0xFFFFFFFFu;  ///< proxies whose category & mask != 0
+  std::uint32_t world = kAllWorlds;  ///< every world's proxies; or one world's, and the
+                                     ///< kAllWorlds ones
+};
+
+/// A proxy whose box a ray meets (see Ray for the test).
+struct RayHit {
+  std::uint32_t ray = 0;  ///< the ray's index in the query
+  ProxyId proxy;          ///< the proxy hit
+  float t = 0;            ///< where the ray enters its box (0 when it starts inside)
+};
+
 /// Setup of a World.
 struct WorldOptions {
   rsw::Backend backend = rsw::Backend::Auto;  ///< Auto: the GPU when a CUDA device is usable
@@ -220,6 +235,18 @@ class RSW_API World {
   /// The same for regions in device memory, the hits in device memory.
   rsw::DeviceSpan<const QueryHit> query(rsw::DeviceSpan<const Aabb> regions,
                                         const QueryOptions& options = {});
+
+  /// Ray queries: for each ray, the nearest live proxy whose box it meets within [0, max_t]
+  /// (the lowest id among boxes entered at the same t), one hit per ray that hits, in ray
+  /// order; with options.all_hits, every such proxy, sorted by (ray, t, proxy). Boxes as
+  /// created or last moved (the step not needed); invalid proxy boxes meet nothing. A ray with
+  /// a NaN or infinite origin or direction, or a max_t that is NaN or < 0, is an rsw::Error
+  /// naming it. Valid until the next raycast() or step(). Exact: the hits and t are those of
+  /// the slab test (Ray) against every box.
+  std::span<const RayHit> raycast(std::span<const Ray> rays, const RaycastOptions& options = {});
+  /// The same for rays in device memory, the hits in device memory.
+  rsw::DeviceSpan<const RayHit> raycast(rsw::DeviceSpan<const Ray> rays,
+                                        const RaycastOptions& options = {});
 
   /// The user value given at create().
   std::uint64_t user(ProxyId id) const;

@@ -44,7 +44,7 @@
 #include <vector>
 
 #include "../../broad_phase/sweep_backend.hpp"
-#include "../region_query.hpp"
+#include "../../query/device_box_tree.hpp"
 #include "../static_cells.hpp"
 #include "../world_backend.hpp"
 #include "rsw/engine/cuda_check.hpp"
@@ -99,47 +99,6 @@ __global__ void scatter_boxes(const std::uint32_t* slots, const Aabb* boxes, std
                               Aabb* by_slot) {
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
   if (i < count) by_slot[slots[i]] = boxes[i];
-}
-
-/// The region query's frame (region_query.hpp), thread i: region i, or slot i - regions,
-/// into the frame's arrays with its filter bits.
-struct QueryFrameArrays {
-  float* min[3];
-  float* max[3];
-  std::uint32_t* categories;
-  std::uint32_t* masks;
-  std::uint32_t* worlds;
-};
-__global__ void query_frame_inputs(const Aabb* regions, std::uint32_t region_count,
-                                   const Aabb* boxes, const std::uint32_t* categories,
-                                   const std::uint32_t* worlds, const SlotState* states,
-                                   std::uint32_t slots, QueryOptions options,
-                                   QueryFrameArrays out) {
-  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i >= std::size_t{region_count} + slots) return;
-  const bool region = i < region_count;
-  const std::size_t slot = i - region_count;
-  float low[3];
-  float high[3];
-  corners(region ? regions[i] : boxes[slot], low, high);
-  for (int axis = 0; axis < 3; ++axis) {
-    out.min[axis][i] = low[axis];
-    out.max[axis][i] = high[axis];
-  }
-  out.categories[i] =
-      region ? kRegionCategory
-             : queried_category(states[slot] != SlotState::Free, categories[slot], options.mask);
-  out.masks[i] = region ? kRegionMask : kProxyMask;
-  out.worlds[i] = region ? options.world : worlds[slot];
-}
-
-/// Thread i: the query frame's pair i, (region, regions + slot), as a hit on the slot's proxy.
-__global__ void name_query_hits(const Pair* pairs, std::size_t count, std::uint32_t regions,
-                                const std::uint32_t* generations, QueryHit* hits) {
-  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i >= count) return;
-  const std::uint32_t slot = pairs[i].b - regions;
-  hits[i] = {pairs[i].a, {slot, generations[slot]}};
 }
 
 /// The lowest index of a region that is no valid box, into *first (kNone before).
@@ -1107,6 +1066,7 @@ class CudaWorld final : public WorldBackend {
     stream = stream != nullptr ? stream : own_stream_.handle();
     bring_to_device(changes, stream);
     if (slots.empty()) return;
+    tree_built_ = false;
     place_slots_.upload(slots, stream);
     scatter_boxes<<<blocks_for(slots.size()), kThreads, 0, stream>>>(
         place_slots_.data(), boxes.data, slots.size(), boxes_.data());
@@ -1123,6 +1083,7 @@ class CudaWorld final : public WorldBackend {
         boxes_.data(), pending_.data());
     RSW_CUDA_CHECK_LAUNCH("launching move_by_id");
     device_moves_ = true;
+    tree_built_ = false;
   }
 
   bool on_device() const noexcept override { return true; }
@@ -1131,17 +1092,18 @@ class CudaWorld final : public WorldBackend {
                               const WorldOptions& world, const TableChanges& changes) override {
     const StreamHandle stream = world.stream != nullptr ? world.stream : own_stream_.handle();
     query_regions_.upload(regions, stream);
-    const DeviceSpan<const Pair> pairs =
-        query_frame(query_regions_.span(), options, world, changes, stream);
-    resize_host(query_host_pairs_, pairs.size, "the query's hits");
-    if (pairs.size > 0) {
-      rsw::detail::copy_device_to_host(query_host_pairs_.data(), pairs.data, pairs.size_bytes(),
+    const DeviceSpan<const QueryHit> hits =
+        overlap_regions(query_regions_.span(), options, changes, stream);
+    resize_host(query_host_hits_, hits.size, "the query's hits");
+    resize_host(query_host_pairs_, hits.size, "the query's hits");
+    if (hits.size > 0) {
+      rsw::detail::copy_device_to_host(query_host_hits_.data(), hits.data, hits.size_bytes(),
                                        stream);
     }
     synchronize(stream);
-    const auto region_count = static_cast<std::uint32_t>(regions.size());
-    for (Pair& pair : query_host_pairs_)
-      pair.b -= region_count;
+    std::ranges::transform(query_host_hits_, query_host_pairs_.begin(), [](const QueryHit& hit) {
+      return Pair{hit.query, hit.proxy.index};
+    });
     return query_host_pairs_;
   }
 
@@ -1165,19 +1127,71 @@ class CudaWorld final : public WorldBackend {
         return {};
       }
     }
-    const DeviceSpan<const Pair> pairs = query_frame(regions, options, world, changes, stream);
-    query_hits_.resize_discarding(pairs.size);
-    if (pairs.size > 0) {
-      name_query_hits<<<blocks_for(pairs.size), kThreads, 0, stream>>>(
-          pairs.data, pairs.size, static_cast<std::uint32_t>(regions.size), generations_.data(),
-          query_hits_.data());
-      RSW_CUDA_CHECK_LAUNCH("launching name_query_hits");
-    }
+    const DeviceSpan<const QueryHit> hits = overlap_regions(regions, options, changes, stream);
     if (world.stream == nullptr) synchronize(stream);
-    return query_hits_.span();
+    return hits;
+  }
+
+  std::span<const SlotHit> raycast(std::span<const Ray> rays, const RaycastOptions& options,
+                                   const WorldOptions& world,
+                                   const TableChanges& changes) override {
+    const StreamHandle stream = world.stream != nullptr ? world.stream : own_stream_.handle();
+    ray_uploads_.upload(rays, stream);
+    const DeviceSpan<const RayHit> hits = cast_rays(ray_uploads_.span(), options, changes, stream);
+    resize_host(ray_host_hits_, hits.size, "the rays' hits");
+    resize_host(ray_slot_hits_, hits.size, "the rays' hits");
+    if (hits.size > 0) {
+      rsw::detail::copy_device_to_host(ray_host_hits_.data(), hits.data, hits.size_bytes(), stream);
+    }
+    synchronize(stream);
+    std::ranges::transform(ray_host_hits_, ray_slot_hits_.begin(), [](const RayHit& hit) {
+      return SlotHit{hit.ray, hit.proxy.index, hit.t};
+    });
+    return ray_slot_hits_;
+  }
+
+  DeviceSpan<const RayHit> raycast(DeviceSpan<const Ray> rays, const RaycastOptions& options,
+                                   const WorldOptions& world, const TableChanges& changes,
+                                   std::optional<std::uint32_t>& first_invalid) override {
+    const StreamHandle stream = world.stream != nullptr ? world.stream : own_stream_.handle();
+    first_invalid = tree_.first_invalid(rays, stream);
+    if (first_invalid) {
+      bring_to_device(changes, stream);  // as a cast that ran would have
+      return {};
+    }
+    const DeviceSpan<const RayHit> hits = cast_rays(rays, options, changes, stream);
+    if (world.stream == nullptr) synchronize(stream);
+    return hits;
   }
 
  private:
+  // The table's changes brought to the device, and the tree of the slots' boxes as they are
+  // now (built again when the boxes changed since it was).
+  void ready_tree(const TableChanges& changes, StreamHandle stream) {
+    bring_to_device(changes, stream);
+    if (tree_built_) return;
+    tree_.build(boxes_.data(), states_.data(), categories_.data(),
+                static_cast<std::uint32_t>(table_.slots()), stream);
+    tree_built_ = true;
+  }
+
+  // Regions asked of the tree.
+  DeviceSpan<const QueryHit> overlap_regions(DeviceSpan<const Aabb> regions,
+                                             const QueryOptions& options,
+                                             const TableChanges& changes, StreamHandle stream) {
+    ready_tree(changes, stream);
+    const LeafFilter filter{options.mask, options.world, worlds_.data()};
+    return tree_.overlap(regions, filter, generations_.data(), stream);
+  }
+
+  // Rays cast against the tree.
+  DeviceSpan<const RayHit> cast_rays(DeviceSpan<const Ray> rays, const RaycastOptions& options,
+                                     const TableChanges& changes, StreamHandle stream) {
+    ready_tree(changes, stream);
+    const LeafFilter filter{options.mask, options.world, worlds_.data()};
+    return tree_.cast(rays, filter, options.all_hits, generations_.data(), stream);
+  }
+
   struct Ready {
     bool host = false;
     bool device = false;
@@ -1317,6 +1331,8 @@ class CudaWorld final : public WorldBackend {
   // the table uploaded when proxies came or went, and the boxes the host wrote scattered.
   void bring_to_device(const TableChanges& changes, StreamHandle stream) {
     const std::size_t slots = table_.slots();
+    if (changes.layout || !changes.moved.empty() || generations_.size() != slots)
+      tree_built_ = false;
     if (boxes_.size() < slots) boxes_.resize(slots, stream);
     if (changes.layout || generations_.size() != slots) {
       generations_.upload(table_.generations(), stream);
@@ -1342,51 +1358,6 @@ class CudaWorld final : public WorldBackend {
       // The staging buffers are rewritten by the next call: wait until they are read.
       synchronize(stream);
     }
-  }
-
-  // The region query's frame (region_query.hpp): the regions and every slot's box as they
-  // are now (the table's changes brought to the device first), swept by a sweep of its own;
-  // its pairs, sorted, are (region, regions + slot).
-  DeviceSpan<const Pair> query_frame(DeviceSpan<const Aabb> regions, const QueryOptions& options,
-                                     const WorldOptions& world, const TableChanges& changes,
-                                     StreamHandle stream) {
-    bring_to_device(changes, stream);
-    const auto region_count = static_cast<std::uint32_t>(regions.size);
-    const auto slots = static_cast<std::uint32_t>(table_.slots());
-    const std::size_t count = std::size_t{region_count} + slots;
-    for (auto& array : query_arrays_)
-      array.resize_discarding(count);
-    query_categories_.resize_discarding(count);
-    query_masks_.resize_discarding(count);
-    query_worlds_.resize_discarding(count);
-    if (count > 0) {
-      query_frame_inputs<<<blocks_for(count), kThreads, 0, stream>>>(
-          regions.data, region_count, boxes_.data(), categories_.data(), worlds_.data(),
-          states_.data(), slots, options,
-          {{query_arrays_[0].data(), query_arrays_[1].data(), query_arrays_[2].data()},
-           {query_arrays_[3].data(), query_arrays_[4].data(), query_arrays_[5].data()},
-           query_categories_.data(),
-           query_masks_.data(),
-           query_worlds_.data()});
-      RSW_CUDA_CHECK_LAUNCH("launching query_frame_inputs");
-    }
-    if (!query_sweep_) query_sweep_ = make_cuda_sweep();
-    BoxSource source;
-    source.form = BoxSource::Form::Device;
-    source.count = count;
-    source.device = {query_arrays_[0].span(), query_arrays_[1].span(), query_arrays_[2].span(),
-                     query_arrays_[3].span(), query_arrays_[4].span(), query_arrays_[5].span()};
-    source.device_filter = {query_categories_.span(), query_masks_.span(),
-                            queried_worlds(options, query_worlds_.span())};
-    source.stream = stream;
-    BroadPhaseStats stats;
-    try {
-      query_sweep_->run(source, query_request(world, Backend::Cuda, stream), stats);
-    } catch (...) {
-      query_sweep_.reset();  // its carried state may be half-written
-      throw;
-    }
-    return query_sweep_->device_pairs();
   }
 
   // The static proxies' cells, rebuilt: summary and plan, listings counted, written, sorted by
@@ -1836,16 +1807,17 @@ class CudaWorld final : public WorldBackend {
   DeviceBuffer<std::uint32_t> moved_slots_;
   DeviceBuffer<Aabb> moved_boxes_;
   DeviceBuffer<std::uint32_t> place_slots_;
-  // Region queries: a frame of the regions and every slot's box (region_query.hpp).
-  std::unique_ptr<SweepBackend> query_sweep_;
-  DeviceBuffer<Aabb> query_regions_;
-  std::array<DeviceBuffer<float>, 6> query_arrays_;
-  DeviceBuffer<std::uint32_t> query_categories_;
-  DeviceBuffer<std::uint32_t> query_masks_;
-  DeviceBuffer<std::uint32_t> query_worlds_;
+  // Region and ray queries: the tree, built at the first query after the boxes changed, and
+  // the host forms' copies.
+  DeviceBoxTree tree_;
+  bool tree_built_ = false;
   DeviceBuffer<std::uint32_t> query_first_invalid_;
-  DeviceBuffer<QueryHit> query_hits_;
+  DeviceBuffer<Aabb> query_regions_;
+  std::vector<QueryHit> query_host_hits_;
   std::vector<Pair> query_host_pairs_;  // (region, slot)
+  DeviceBuffer<Ray> ray_uploads_;
+  std::vector<RayHit> ray_host_hits_;
+  std::vector<SlotHit> ray_slot_hits_;
   bool device_moves_ = false;
   DeviceBuffer<Pending> pending_;
   PinnedBuffer<Pending> host_pending_{1};
