@@ -277,8 +277,8 @@ int main(int argc, char** argv) {
 
   CLI::App* query = app.add_subcommand(
       "query",
-      "World::query: batches of small regions against a world of proxies, beside a "
-      "BroadPhase frame of its boxes");
+      "World::query and World::raycast: batches of small regions and of rays against a world "
+      "of proxies, beside a BroadPhase frame of its boxes");
   query->fallthrough();
   std::vector<std::string> query_sizes = {"100K"};
   std::vector<std::string> query_batches = {"100K"};
@@ -288,12 +288,14 @@ int main(int argc, char** argv) {
   query->add_option("--n", query_sizes, "Proxies (100K, 1M; comma list)")
       ->delimiter(',')
       ->capture_default_str();
-  query->add_option("--queries", query_batches, "Regions a batch (100K, 1M; comma list)")
+  query->add_option("--queries", query_batches, "Regions or rays a batch (100K, 1M; comma list)")
       ->delimiter(',')
       ->capture_default_str();
-  query->add_option("--kind", query_kinds, "aabb: region queries")
+  query
+      ->add_option("--kind", query_kinds,
+                   "aabb: region queries; ray: nearest hits; ray-all: every hit (comma list)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"aabb"}))
+      ->check(CLI::IsMember({"aabb", "ray", "ray-all"}))
       ->capture_default_str();
   query->add_option("--backend", query_options.backends, "cpu, cuda (comma list)")
       ->delimiter(',')
@@ -402,7 +404,8 @@ int main(int argc, char** argv) {
     }
     if (query->parsed()) {
       query_options.sizes = parse_sizes(query_sizes, "--n", kMostBoxes, "proxies");
-      query_options.queries = parse_sizes(query_batches, "--queries", kMostBoxes, "regions");
+      query_options.queries = parse_sizes(query_batches, "--queries", kMostBoxes, "queries");
+      query_options.kinds = query_kinds;
     }
     if (soak->parsed()) {
       soak_options.boxes = parse_sizes({soak_size}, "--n", kMostBoxes, "boxes").front();
