@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "../query/frame_queries.hpp"
 #include "argument_checks.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
@@ -36,6 +37,7 @@ struct BroadPhase::Impl {
   bool have_frame = false;
   bool grouped = false;                // the frame grouped its pairs by world
   std::optional<PairView> host_pairs;  // fetched from the backend on first find_pairs()
+  detail::FrameQueries queries;        // region and ray queries of the frame's boxes
 
   // The backend of `wanted`; the sorted order moves over when it changes.
   detail::SweepBackend& backend_for(detail::SweepKind wanted) {
@@ -54,6 +56,7 @@ struct BroadPhase::Impl {
   void run_frame(const detail::BoxSource& source) {
     have_frame = false;
     host_pairs.reset();
+    queries.clear();
     stats = BroadPhaseStats{.boxes = source.count};
     try {
       run_frame_or_throw(source);
@@ -66,6 +69,7 @@ struct BroadPhase::Impl {
     }
     have_frame = true;
     grouped = options.group_by_world;
+    queries.set_frame(source, sweep_kind == detail::SweepKind::Cuda, options.stream);
   }
 
   void run_frame_or_throw(const detail::BoxSource& source) {
@@ -177,6 +181,30 @@ std::span<const std::uint32_t> BroadPhase::world_pair_offsets() {
 rsw::DeviceSpan<const std::uint32_t> BroadPhase::world_pair_offsets_device() {
   return with_bad_alloc_as_error("BroadPhase::world_pair_offsets_device",
                                  [&] { return impl_->world_pair_offsets_device(); });
+}
+
+std::span<const BoxQueryHit> BroadPhase::query(std::span<const Aabb> regions,
+                                               const QueryOptions& options) {
+  return with_bad_alloc_as_error("BroadPhase::query",
+                                 [&] { return impl_->queries.query(regions, options); });
+}
+
+DeviceSpan<const BoxQueryHit> BroadPhase::query(DeviceSpan<const Aabb> regions,
+                                                const QueryOptions& options) {
+  return with_bad_alloc_as_error("BroadPhase::query",
+                                 [&] { return impl_->queries.query(regions, options); });
+}
+
+std::span<const BoxRayHit> BroadPhase::raycast(std::span<const Ray> rays,
+                                               const RaycastOptions& options) {
+  return with_bad_alloc_as_error("BroadPhase::raycast",
+                                 [&] { return impl_->queries.raycast(rays, options); });
+}
+
+DeviceSpan<const BoxRayHit> BroadPhase::raycast(DeviceSpan<const Ray> rays,
+                                                const RaycastOptions& options) {
+  return with_bad_alloc_as_error("BroadPhase::raycast",
+                                 [&] { return impl_->queries.raycast(rays, options); });
 }
 
 const BroadPhaseStats& BroadPhase::stats() const noexcept {

@@ -282,12 +282,13 @@ RSW_HOST_DEVICE inline bool bounds_overlap(const TreeBounds& a, const TreeBounds
 struct LeafFilter {
   std::uint32_t mask = 0xFFFFFFFFu;
   std::uint32_t world = kAllWorlds;
-  const std::uint32_t* worlds = nullptr;  ///< the slots' worlds, read when world isn't kAllWorlds
+  const std::uint32_t* worlds = nullptr;  ///< the slots' worlds, read when world isn't
+                                          ///< kAllWorlds; none: every slot in world 0
 
   RSW_HOST_DEVICE bool passes(const TreeLeaf& leaf) const {
     if ((leaf.category & mask) == 0) return false;
     if (world == kAllWorlds) return true;
-    const std::uint32_t other = worlds[leaf.slot];
+    const std::uint32_t other = worlds != nullptr ? worlds[leaf.slot] : 0u;
     return other == world || other == kAllWorlds;
   }
 };

@@ -10,6 +10,7 @@
 #include "../broad_phase/frame_plan.hpp"
 #include "../broad_phase/host_boxes.hpp"
 #include "../broad_phase/sweep_backend.hpp"
+#include "../query/query_checks.hpp"
 #include "proxy_table.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
@@ -75,16 +76,9 @@ struct World::Impl {
     }
   }
 
-  static void check_query_world(const QueryOptions& query) {
-    if (is_world(query.world)) return;
-    throw Error(ErrorKind::InvalidArgument, "World::query: world " + std::to_string(query.world) +
-                                                " is past kMaxWorld (" + std::to_string(kMaxWorld) +
-                                                ") and not kAllWorlds");
-  }
-
   std::span<const QueryHit> query(std::span<const Aabb> regions, const QueryOptions& query) {
-    check_valid(regions, "World::query: regions");
-    check_query_world(query);
+    detail::check_regions("World::query", regions);
+    detail::check_query_world("World::query", query.world);
     const std::span<const Pair> pairs = worker->query(regions, query, options, changes());
     if (worker->on_device()) {  // the changes were brought to the device
       moved.clear();
@@ -98,7 +92,7 @@ struct World::Impl {
   }
 
   DeviceSpan<const QueryHit> query(DeviceSpan<const Aabb> regions, const QueryOptions& query) {
-    check_query_world(query);
+    detail::check_query_world("World::query", query.world);
     if (!worker->on_device()) {
       std::vector<Aabb> host(regions.size);
       rsw::detail::copy_device_to_host(host.data(), regions.data, regions.size_bytes(),
@@ -119,45 +113,14 @@ struct World::Impl {
       rsw::detail::copy_device_to_host(&region, regions.data + *first_invalid, sizeof(Aabb),
                                        options.stream);
       synchronize(options.stream);
-      float low[3];
-      float high[3];
-      detail::corners(region, low, high);
-      throw Error(
-          ErrorKind::InvalidArgument,
-          "World::query: regions: " + detail::describe_invalid_box(*first_invalid, low, high));
+      throw detail::invalid_region("World::query", *first_invalid, region);
     }
     return hits;
   }
 
-  // Throws naming the first ray that cannot be cast.
-  static void check_rays(std::span<const Ray> rays) {
-    for (std::size_t i = 0; i < rays.size(); ++i) {
-      if (!detail::ray_is_valid(rays[i])) throw invalid_ray(i, rays[i]);
-    }
-  }
-
-  static Error invalid_ray(std::size_t index, const Ray& ray) {
-    const auto vec = [](const Vec3& v) {
-      return "(" + std::to_string(v.x) + ", " + std::to_string(v.y) + ", " + std::to_string(v.z) +
-             ")";
-    };
-    return Error(ErrorKind::InvalidArgument,
-                 "World::raycast: rays[" + std::to_string(index) + "] cannot be cast: origin " +
-                     vec(ray.origin) + ", direction " + vec(ray.direction) + ", max_t " +
-                     std::to_string(ray.max_t) +
-                     " (origin and direction must be finite, max_t >= 0)");
-  }
-
-  static void check_raycast_world(const RaycastOptions& options) {
-    if (is_world(options.world)) return;
-    throw Error(ErrorKind::InvalidArgument,
-                "World::raycast: world " + std::to_string(options.world) + " is past kMaxWorld (" +
-                    std::to_string(kMaxWorld) + ") and not kAllWorlds");
-  }
-
   std::span<const RayHit> raycast(std::span<const Ray> rays, const RaycastOptions& cast) {
-    check_rays(rays);
-    check_raycast_world(cast);
+    detail::check_rays("World::raycast", rays);
+    detail::check_query_world("World::raycast", cast.world);
     const std::span<const detail::SlotHit> hits = worker->raycast(rays, cast, options, changes());
     if (worker->on_device()) {  // the changes were brought to the device
       moved.clear();
@@ -171,7 +134,7 @@ struct World::Impl {
   }
 
   DeviceSpan<const RayHit> raycast(DeviceSpan<const Ray> rays, const RaycastOptions& cast) {
-    check_raycast_world(cast);
+    detail::check_query_world("World::raycast", cast.world);
     if (!worker->on_device()) {
       std::vector<Ray> host(rays.size);
       rsw::detail::copy_device_to_host(host.data(), rays.data, rays.size_bytes(), options.stream);
@@ -191,7 +154,7 @@ struct World::Impl {
       rsw::detail::copy_device_to_host(&ray, rays.data + *first_invalid, sizeof(Ray),
                                        options.stream);
       synchronize(options.stream);
-      throw invalid_ray(*first_invalid, ray);
+      throw detail::invalid_ray("World::raycast", *first_invalid, ray);
     }
     return hits;
   }

@@ -68,6 +68,21 @@ inline constexpr std::uint32_t kAllWorlds = 0xFFFFFFFFu;
 /// The largest world id a box may carry, besides kAllWorlds.
 inline constexpr std::uint32_t kMaxWorld = (1u << 24) - 1;
 
+/// Which boxes a region query reports (World::query, BroadPhase::query).
+struct QueryOptions {
+  std::uint32_t mask = 0xFFFFFFFFu;  ///< boxes whose category & mask != 0
+  std::uint32_t world = kAllWorlds;  ///< every world's boxes; or one world's, and the
+                                     ///< kAllWorlds ones
+};
+
+/// Which boxes a ray query reports (World::raycast, BroadPhase::raycast).
+struct RaycastOptions {
+  bool all_hits = false;             ///< every box along each ray, not only the nearest
+  std::uint32_t mask = 0xFFFFFFFFu;  ///< boxes whose category & mask != 0
+  std::uint32_t world = kAllWorlds;  ///< every world's boxes; or one world's, and the
+                                     ///< kAllWorlds ones
+};
+
 /// Collision filtering: boxes a and b may pair only if (category_a & mask_b) != 0 and
 /// (category_b & mask_a) != 0. Every box defaults to category 1 and mask 0xFFFFFFFF.
 /// Worlds: boxes of two different worlds never pair (kAllWorlds pairs with every world), so

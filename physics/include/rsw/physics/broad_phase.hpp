@@ -111,6 +111,21 @@ struct DeviceFilterArrays {
   rsw::DeviceSpan<const std::uint32_t> worlds;      ///< one per box, or empty
 };
 
+/// A box overlapping a query region (BroadPhase::query).
+struct BoxQueryHit {
+  std::uint32_t query = 0;  ///< the region's index in the query
+  std::uint32_t box = 0;    ///< the box's index in the last update()
+  /// Orders hits by query, then box.
+  friend constexpr auto operator<=>(const BoxQueryHit&, const BoxQueryHit&) = default;
+};
+
+/// A box a ray meets (BroadPhase::raycast; see Ray for the test).
+struct BoxRayHit {
+  std::uint32_t ray = 0;  ///< the ray's index in the query
+  std::uint32_t box = 0;  ///< the box's index in the last update()
+  float t = 0;            ///< where the ray enters the box (0 when it starts inside)
+};
+
 /// What the last frame did. Times in milliseconds (CUDA events on the GPU, the host clock on
 /// the CPU), one per stage: each stage is the same work on every backend, and reads zero where
 /// a backend does not have it (brute force times only keys and sweep).
@@ -181,6 +196,26 @@ class RSW_API BroadPhase {
   std::span<const std::uint32_t> world_pair_offsets();
   /// The same offsets in device memory (the CPU backends upload them on the first call).
   rsw::DeviceSpan<const std::uint32_t> world_pair_offsets_device();
+
+  /// Region queries against the boxes of the last update(), read from the arrays it was given
+  /// (which must still hold them, and its filter bits): every valid box overlapping each
+  /// region whose category options.mask admits (and in options.world, or kAllWorlds), closed
+  /// boxes as for pairs, each (region, box) once, sorted by (query, box). A region that is not
+  /// a valid box is an rsw::Error naming it. The boxes' tree is built at the first query after
+  /// an update(). Empty before the first frame. Valid until the next query or update().
+  std::span<const BoxQueryHit> query(std::span<const Aabb> regions,
+                                     const QueryOptions& options = {});
+  /// The same for regions in device memory, the hits in device memory.
+  rsw::DeviceSpan<const BoxQueryHit> query(rsw::DeviceSpan<const Aabb> regions,
+                                           const QueryOptions& options = {});
+  /// Ray queries against the same boxes, as World::raycast: each ray's nearest box (the lowest
+  /// index among boxes entered at the same t), or with options.all_hits every box along it,
+  /// sorted by (ray, t, box). A ray that cannot be cast is an rsw::Error naming it. Valid until
+  /// the next raycast or update().
+  std::span<const BoxRayHit> raycast(std::span<const Ray> rays, const RaycastOptions& options = {});
+  /// The same for rays in device memory, the hits in device memory.
+  rsw::DeviceSpan<const BoxRayHit> raycast(rsw::DeviceSpan<const Ray> rays,
+                                           const RaycastOptions& options = {});
 
   /// Statistics of the last frame.
   const BroadPhaseStats& stats() const noexcept;

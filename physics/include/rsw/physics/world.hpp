@@ -83,27 +83,12 @@ struct ProxyOptions {
   std::uint64_t user = 0;            ///< the caller's value, kept with the proxy
 };
 
-/// Which proxies a region query reports (World::query).
-struct QueryOptions {
-  std::uint32_t mask = 0xFFFFFFFFu;  ///< proxies whose category & mask != 0
-  std::uint32_t world = kAllWorlds;  ///< every world's proxies; or one world's, and the
-                                     ///< kAllWorlds ones
-};
-
 /// A proxy whose box overlaps a query region.
 struct QueryHit {
   std::uint32_t query = 0;  ///< the region's index in the query
   ProxyId proxy;            ///< a proxy whose box overlaps the region
   /// Orders hits by query, then proxy.
   friend constexpr auto operator<=>(const QueryHit&, const QueryHit&) = default;
-};
-
-/// Which proxies a ray query reports (World::raycast).
-struct RaycastOptions {
-  bool all_hits = false;             ///< every box along each ray, not only the nearest
-  std::uint32_t mask = 0xFFFFFFFFu;  ///< proxies whose category & mask != 0
-  std::uint32_t world = kAllWorlds;  ///< every world's proxies; or one world's, and the
-                                     ///< kAllWorlds ones
 };
 
 /// A proxy whose box a ray meets (see Ray for the test).

@@ -43,11 +43,26 @@ __global__ void make_leaves(const Aabb* boxes, const SlotState* states,
   TreeLeaf leaf;
   corners(boxes[i], leaf.bounds.low, leaf.bounds.high);
   leaf.slot = i;
-  const bool live = states[i] != SlotState::Free && box_is_valid(leaf.bounds.low, leaf.bounds.high);
-  leaf.category = live ? categories[i] : 0u;
+  const bool live = (states == nullptr || states[i] != SlotState::Free) &&
+                    box_is_valid(leaf.bounds.low, leaf.bounds.high);
+  leaf.category = !live ? 0u : categories != nullptr ? categories[i] : 1u;
   if (leaf.category == 0) leaf.bounds = TreeBounds::empty();
   leaves[i] = leaf;
   slots[i] = i;
+}
+
+/// Thread i: box i of six arrays as an Aabb.
+__global__ void pack_boxes(DeviceAabbArrays boxes, std::uint32_t count, Aabb* out) {
+  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
+  if (i >= count) return;
+  out[i] = {{boxes.min_x.data[i], boxes.min_y.data[i], boxes.min_z.data[i]},
+            {boxes.max_x.data[i], boxes.max_y.data[i], boxes.max_z.data[i]}};
+}
+
+/// A slot's generation, 0 without generations (boxes named by index).
+__device__ inline std::uint32_t generation_of(const std::uint32_t* generations,
+                                              std::uint32_t slot) {
+  return generations != nullptr ? generations[slot] : 0u;
 }
 
 /// A leaf's centre as bounds (empty for a leaf nothing meets), for the centres' reduction.
@@ -140,6 +155,15 @@ __global__ void carry_bounds(const TreeLeaf* leaves, std::uint32_t count, TreeNo
   }
 }
 
+__global__ void find_invalid_region(const Aabb* regions, std::size_t count, std::uint32_t* first) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i >= count) return;
+  float low[3];
+  float high[3];
+  corners(regions[i], low, high);
+  if (!box_is_valid(low, high)) atomicMin(first, static_cast<std::uint32_t>(i));
+}
+
 __global__ void find_invalid_ray(const Ray* rays, std::size_t count, std::uint32_t* first) {
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
   if (i < count && !ray_is_valid(rays[i])) atomicMin(first, static_cast<std::uint32_t>(i));
@@ -220,7 +244,7 @@ __global__ void name_staged(const std::uint32_t* staged, std::uint32_t count,
   const unsigned long long hits = offsets[q + 1] - first;
   if (k >= hits || hits > kRegionRoom) return;
   const std::uint32_t slot = staged[t];
-  out[first + k] = {q, {slot, generations[slot]}};
+  out[first + k] = {q, {slot, generation_of(generations, slot)}};
 }
 
 /// Thread k: crowded region k walked again, its slots written at offsets[q] in `slots`.
@@ -258,7 +282,7 @@ __global__ void name_crowded(const std::uint32_t* crowded, const unsigned long l
   const std::uint32_t q = crowded[blockIdx.x];
   for (unsigned long long at = offsets[q] + threadIdx.x; at < offsets[q + 1]; at += kThreads) {
     const std::uint32_t slot = sorted_slots[at];
-    out[at] = {q, {slot, generations[slot]}};
+    out[at] = {q, {slot, generation_of(generations, slot)}};
   }
 }
 
@@ -272,7 +296,7 @@ __global__ void __launch_bounds__(kCastThreads)
   const std::uint32_t r = order[i];
   const NearestHit hit = nearest_hit(tree, rays[r], filter);
   RayHit named{kNoNode, {}, hit.t};
-  if (hit.slot != kNoNode) named = {r, {hit.slot, generations[hit.slot]}, hit.t};
+  if (hit.slot != kNoNode) named = {r, {hit.slot, generation_of(generations, hit.slot)}, hit.t};
   out[r] = named;
 }
 
@@ -319,7 +343,17 @@ __global__ void name_hits(const SlotHit* hits, std::size_t count, const std::uin
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
   if (i >= count) return;
   const SlotHit hit = hits[i];
-  out[i] = {hit.ray, {hit.slot, generations[hit.slot]}, hit.t};
+  out[i] = {hit.ray, {hit.slot, generation_of(generations, hit.slot)}, hit.t};
+}
+
+__global__ void query_hits_by_box(const QueryHit* hits, std::size_t count, BoxQueryHit* out) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i < count) out[i] = {hits[i].query, hits[i].proxy.index};
+}
+
+__global__ void ray_hits_by_box(const RayHit* hits, std::size_t count, BoxRayHit* out) {
+  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
+  if (i < count) out[i] = {hits[i].ray, hits[i].proxy.index, hits[i].t};
 }
 
 }  // namespace
@@ -383,20 +417,69 @@ void DeviceBoxTree::build(const Aabb* boxes, const SlotState* states,
   RSW_CUDA_CHECK_LAUNCH("launching carry_bounds");
 }
 
+namespace {
+
+// The lowest index `find` marks in a batch of `count` queries, or nothing; waits.
+template <class Query>
+std::optional<std::uint32_t> first_marked(void (*find)(const Query*, std::size_t, std::uint32_t*),
+                                          const char* what, DeviceSpan<const Query> queries,
+                                          DeviceBuffer<std::uint32_t>& first, StreamHandle stream) {
+  if (queries.size == 0) return std::nullopt;
+  const std::uint32_t none = kNoNode;
+  first.resize_discarding(1);
+  rsw::detail::copy_host_to_device(first.data(), &none, sizeof(none), stream);
+  find<<<blocks_for(queries.size), kThreads, 0, stream>>>(queries.data, queries.size, first.data());
+  RSW_CUDA_CHECK_LAUNCH(what);
+  std::uint32_t index = kNoNode;
+  rsw::detail::copy_device_to_host(&index, first.data(), sizeof(index), stream);
+  synchronize(stream);
+  if (index == kNoNode) return std::nullopt;
+  return index;
+}
+
+}  // namespace
+
+std::optional<std::uint32_t> DeviceBoxTree::first_invalid(DeviceSpan<const Aabb> regions,
+                                                          StreamHandle stream) {
+  return first_marked(find_invalid_region, "launching find_invalid_region", regions, first_invalid_,
+                      stream);
+}
+
 std::optional<std::uint32_t> DeviceBoxTree::first_invalid(DeviceSpan<const Ray> rays,
                                                           StreamHandle stream) {
-  if (rays.size == 0) return std::nullopt;
-  const std::uint32_t none = kNoNode;
-  first_invalid_.resize_discarding(1);
-  rsw::detail::copy_host_to_device(first_invalid_.data(), &none, sizeof(none), stream);
-  find_invalid_ray<<<blocks_for(rays.size), kThreads, 0, stream>>>(rays.data, rays.size,
-                                                                   first_invalid_.data());
-  RSW_CUDA_CHECK_LAUNCH("launching find_invalid_ray");
-  std::uint32_t first = kNoNode;
-  rsw::detail::copy_device_to_host(&first, first_invalid_.data(), sizeof(first), stream);
-  synchronize(stream);
-  if (first == kNoNode) return std::nullopt;
-  return first;
+  return first_marked(find_invalid_ray, "launching find_invalid_ray", rays, first_invalid_, stream);
+}
+
+void DeviceBoxTree::build(const DeviceAabbArrays& boxes, const std::uint32_t* categories,
+                          std::uint32_t count, StreamHandle stream) {
+  packed_.resize_discarding(count);
+  if (count > 0) {
+    pack_boxes<<<blocks_for(count), kThreads, 0, stream>>>(boxes, count, packed_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching pack_boxes");
+  }
+  build(packed_.data(), nullptr, categories, count, stream);
+}
+
+DeviceSpan<const BoxQueryHit> DeviceBoxTree::box_hits(DeviceSpan<const QueryHit> hits,
+                                                      StreamHandle stream) {
+  box_query_hits_.resize_discarding(hits.size);
+  if (hits.size > 0) {
+    query_hits_by_box<<<blocks_for(hits.size), kThreads, 0, stream>>>(hits.data, hits.size,
+                                                                      box_query_hits_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching query_hits_by_box");
+  }
+  return box_query_hits_.span();
+}
+
+DeviceSpan<const BoxRayHit> DeviceBoxTree::box_hits(DeviceSpan<const RayHit> hits,
+                                                    StreamHandle stream) {
+  box_ray_hits_.resize_discarding(hits.size);
+  if (hits.size > 0) {
+    ray_hits_by_box<<<blocks_for(hits.size), kThreads, 0, stream>>>(hits.data, hits.size,
+                                                                    box_ray_hits_.data());
+    RSW_CUDA_CHECK_LAUNCH("launching ray_hits_by_box");
+  }
+  return box_ray_hits_.span();
 }
 
 void DeviceBoxTree::order_rays(DeviceSpan<const Ray> rays, StreamHandle stream) {

@@ -101,16 +101,6 @@ __global__ void scatter_boxes(const std::uint32_t* slots, const Aabb* boxes, std
   if (i < count) by_slot[slots[i]] = boxes[i];
 }
 
-/// The lowest index of a region that is no valid box, into *first (kNone before).
-__global__ void find_invalid_region(const Aabb* regions, std::size_t count, std::uint32_t* first) {
-  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i >= count) return;
-  float low[3];
-  float high[3];
-  corners(regions[i], low, high);
-  if (!box_is_valid(low, high)) atomicMin(first, static_cast<std::uint32_t>(i));
-}
-
 __global__ void move_by_id(const ProxyId* ids, const Aabb* boxes, std::size_t count,
                            const std::uint32_t* generations, const SlotState* states,
                            std::size_t slots, Aabb* by_slot, Pending* pending) {
@@ -1111,21 +1101,10 @@ class CudaWorld final : public WorldBackend {
                                    const WorldOptions& world, const TableChanges& changes,
                                    std::optional<std::uint32_t>& first_invalid) override {
     const StreamHandle stream = world.stream != nullptr ? world.stream : own_stream_.handle();
-    if (regions.size > 0) {
-      const std::uint32_t none = kNone;
-      query_first_invalid_.resize_discarding(1);
-      rsw::detail::copy_host_to_device(query_first_invalid_.data(), &none, sizeof(none), stream);
-      find_invalid_region<<<blocks_for(regions.size), kThreads, 0, stream>>>(
-          regions.data, regions.size, query_first_invalid_.data());
-      RSW_CUDA_CHECK_LAUNCH("launching find_invalid_region");
-      std::uint32_t first = kNone;
-      rsw::detail::copy_device_to_host(&first, query_first_invalid_.data(), sizeof(first), stream);
-      synchronize(stream);
-      if (first != kNone) {
-        bring_to_device(changes, stream);  // as a query that ran would have
-        first_invalid = first;
-        return {};
-      }
+    first_invalid = tree_.first_invalid(regions, stream);
+    if (first_invalid) {
+      bring_to_device(changes, stream);  // as a query that ran would have
+      return {};
     }
     const DeviceSpan<const QueryHit> hits = overlap_regions(regions, options, changes, stream);
     if (world.stream == nullptr) synchronize(stream);
@@ -1811,7 +1790,6 @@ class CudaWorld final : public WorldBackend {
   // the host forms' copies.
   DeviceBoxTree tree_;
   bool tree_built_ = false;
-  DeviceBuffer<std::uint32_t> query_first_invalid_;
   DeviceBuffer<Aabb> query_regions_;
   std::vector<QueryHit> query_host_hits_;
   std::vector<Pair> query_host_pairs_;  // (region, slot)
