@@ -33,7 +33,7 @@ void use_cuda_device(int) {
   throw_no_cuda("selecting a CUDA device");
 }
 
-Stream::Stream() {
+Stream::Stream(StreamOrder) {
   throw_no_cuda("creating a CUDA stream");
 }
 Stream::~Stream() = default;

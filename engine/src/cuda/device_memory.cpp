@@ -96,9 +96,11 @@ void fill_bytes_zero(void* device, std::size_t bytes, StreamHandle stream) {
 
 }  // namespace detail
 
-Stream::Stream() {
+Stream::Stream(StreamOrder order) {
   resolve_backend(Backend::Cuda);  // a clear error instead of a bare CUDA status
-  RSW_CUDA_CHECK(cudaStreamCreateWithFlags(&handle_, cudaStreamNonBlocking), "creating a stream");
+  const unsigned int flags =
+      order == StreamOrder::Independent ? cudaStreamNonBlocking : cudaStreamDefault;
+  RSW_CUDA_CHECK(cudaStreamCreateWithFlags(&handle_, flags), "creating a stream");
 }
 
 Stream::~Stream() {

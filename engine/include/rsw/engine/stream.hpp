@@ -14,11 +14,17 @@ using StreamHandle = CUstream_st*;
 /// A cudaEvent_t.
 using EventHandle = CUevent_st*;
 
-/// An owned CUDA stream (non-blocking with respect to the default stream).
+/// How an owned stream's work is ordered with the legacy default stream (nullptr).
+enum class StreamOrder {
+  Independent,        ///< non-blocking: no implicit order with the default stream
+  WithDefaultStream,  ///< blocking: work queued on the default stream before is done first
+};
+
+/// An owned CUDA stream.
 class RSW_API Stream {
  public:
   /// Creates a stream on the current device; throws rsw::Error without a usable device.
-  Stream();
+  explicit Stream(StreamOrder order = StreamOrder::Independent);
   ~Stream();
   /// Takes over `other`'s stream and leaves `other` without one (handle() nullptr).
   Stream(Stream&& other) noexcept;

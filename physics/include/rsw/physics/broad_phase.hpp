@@ -85,8 +85,9 @@ struct BroadPhaseOptions {
   /// which costs host time; off, it measures only total_ms and its stage times read 0. (The
   /// CPU backends' host-clock times cost nothing and are always taken.)
   bool stage_times = true;
-  /// The CUDA stream the GPU backend works on; nullptr: a stream of its own. Device boxes
-  /// passed to update() must be ready in this stream's order (or before the call), and
+  /// The CUDA stream the GPU backend works on; nullptr: a stream of its own, ordered with the
+  /// default stream. Device boxes passed to update() must be ready in this stream's order (with
+  /// nullptr: queued on the default stream, or ready before the call), and
   /// find_pairs_device()'s pairs are ready in it.
   rsw::StreamHandle stream = nullptr;
 };

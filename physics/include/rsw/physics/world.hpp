@@ -110,9 +110,10 @@ struct WorldOptions {
   /// them: sorted on the CPU, and on the GPU an order that varies from run to run.
   bool sorted_events = false;
   bool stage_times = true;  ///< time each stage of a step for stats() (see BroadPhaseOptions)
-  /// The CUDA stream the GPU backend works on; nullptr: a stream of its own. Device arrays
-  /// passed in must be ready in its order; device results are ready in it (with nullptr, when
-  /// the call returns).
+  /// The CUDA stream the GPU backend works on; nullptr: a stream of its own, ordered with the
+  /// default stream. Device arrays passed in must be ready in its order (with nullptr: queued
+  /// on the default stream, or ready before the call); device results are ready in it (with
+  /// nullptr, when the call returns).
   rsw::StreamHandle stream = nullptr;
 };
 

@@ -674,7 +674,8 @@ class CudaSweep final : public SweepBackend {
     return describe_invalid_box(box, low, high);
   }
 
-  Stream own_stream_;
+  // Ordered with the default stream: device arrays a caller readied there are ready for it.
+  Stream own_stream_{StreamOrder::WithDefaultStream};
   StreamHandle stream_handle_ = nullptr;
   bool stage_times_ = true;         // the frame's FrameRequest::stage_times
   std::uint32_t stages_timed_ = 0;  // stage_bit of each stage this frame timed

@@ -1766,7 +1766,8 @@ class CudaWorld final : public WorldBackend {
   }
 
   const ProxyTable& table_;
-  Stream own_stream_;
+  // Ordered with the default stream: device arrays a caller readied there are ready for it.
+  Stream own_stream_{StreamOrder::WithDefaultStream};
   StreamHandle stream_ = nullptr;
   bool stage_times_ = true;
   StageProfiler profiler_{{.history_frames = 1}};
