@@ -2,9 +2,11 @@
 // which of them overlap. Two uses of RadixSweep::physics from a game: a BroadPhase (all boxes
 // in, all pairs out: update(), find_pairs()), and a World that keeps the boxes as moving
 // proxies and the room's six walls as static ones, and prints the contacts that begin and end
-// each frame (events()). Exits with status 1 if a frame's pairs or contacts differ from a
-// brute-force check (the library's own oracle backend). Built with RadixSweep::render, it
-// also draws the last frame into bouncing-boxes.png (overlapping boxes in red).
+// each frame (events()). At the end a shot (raycast()) and an explosion (query()) are asked of
+// both. Exits with status 1 if a frame's pairs or contacts, or the shot's or the explosion's
+// hits, differ from a brute-force check (the library's own oracle backend). Built with
+// RadixSweep::render, it also draws the last frame into bouncing-boxes.png (overlapping boxes in
+// red).
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -222,6 +224,47 @@ int main() try {
     last_pairs = now;
   }
   std::printf("all %d frames agree with brute force\n", kFrames);
+
+  // A shot from the floor and an explosion in the middle of the room, asked of the last
+  // frame: of the World (walls included), of the broad phase (box indices), and of brute force.
+  const float middle = kRoom / 2;
+  const rsw::physics::Ray shot{{middle, 0.5f, middle}, {0.3f, 1.0f, 0.2f}};
+  const rsw::physics::RayHit hit = world.raycast(std::span(&shot, 1)).front();  // a wall at worst
+  const std::span<const rsw::physics::BoxRayHit> box_hit = broad_phase.raycast(std::span(&shot, 1));
+  const std::span<const rsw::physics::BoxRayHit> expected_hit =
+      brute_force.raycast(std::span(&shot, 1));
+  const std::uint64_t shot_user = world.user(hit.proxy);
+  const bool shot_agrees =
+      box_hit.size() == expected_hit.size() &&
+      (box_hit.empty() ||
+       (box_hit[0].box == expected_hit[0].box && box_hit[0].t == expected_hit[0].t)) &&
+      (shot_user >= kRoomWall
+           ? box_hit.empty() || box_hit[0].t > hit.t
+           : !box_hit.empty() && box_hit[0].box == shot_user && box_hit[0].t == hit.t);
+  std::printf("a shot from the floor hits %s%s at t = %.3f\n", shot_user >= kRoomWall ? "the " : "",
+              name_of(shot_user).c_str(), hit.t);
+
+  const Aabb blast{{middle - 3, middle - 3, middle - 3}, {middle + 3, middle + 3, middle + 3}};
+  std::vector<std::uint32_t> reached;
+  for (const rsw::physics::QueryHit& proxy : world.query(std::span(&blast, 1)))
+    reached.push_back(static_cast<std::uint32_t>(world.user(proxy.proxy)));
+  std::ranges::sort(reached);
+  std::vector<std::uint32_t> boxes_reached;
+  for (const rsw::physics::BoxQueryHit& box : broad_phase.query(std::span(&blast, 1)))
+    boxes_reached.push_back(box.box);
+  std::vector<std::uint32_t> expected_reached;
+  for (const rsw::physics::BoxQueryHit& box : brute_force.query(std::span(&blast, 1)))
+    expected_reached.push_back(box.box);
+  std::printf("an explosion in the middle reaches %zu boxes:", reached.size());
+  for (std::size_t k = 0; k < reached.size() && k < 6; ++k)
+    std::printf(" %u%s", reached[k], k + 1 < reached.size() ? "," : "");
+  std::printf("%s\n", reached.size() > 6 ? " ..." : "");
+  if (!shot_agrees || reached != boxes_reached || boxes_reached != expected_reached) {
+    std::printf(
+        "the shot or the explosion differs between the World, the broad phase and brute "
+        "force\n");
+    return 1;
+  }
 #if GAME_HAS_RENDERER
   save_picture(boxes, broad_phase.find_pairs());
 #endif

@@ -411,6 +411,14 @@ class WorldScript {
     }
   }
 
+  /// A round of edits between queries: a third of the moving proxies moved (statics too
+  /// every fourth round), 30 created every fifth, a tenth destroyed every seventh.
+  void edit_round(physics::World& world, WorldModel& model, int round) {
+    move(world, model, 0.3, round % 4 == 0);
+    if (round % 5 == 1) create(world, model, 30, 0.3);
+    if (round % 7 == 2) destroy(world, model, 0.1);
+  }
+
   /// Regions for a query: 0, 1, 13 or 200 of them, lattice boxes like the proxies' (faces
   /// touching), points on the lattice, and now and then one over everything.
   std::vector<physics::Aabb> random_regions() {

@@ -248,9 +248,7 @@ TEST_P(CpuWorlds, RegionQueriesMatchTheOracleBetweenAndAfterSteps) {
   script.create(world, model, 300, 0.5);
   for (int round = 0; round < 40; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    script.move(world, model, 0.3, round % 4 == 0);
-    if (round % 5 == 1) script.create(world, model, 30, 0.3);
-    if (round % 7 == 2) script.destroy(world, model, 0.1);
+    script.edit_round(world, model, round);
     script.query_step_query(
         world, model, [&](std::span<const Aabb> regions, const physics::QueryOptions& query) {
           const std::span<const physics::QueryHit> hits = world.query(regions, query);
@@ -271,9 +269,7 @@ TEST_P(CpuWorlds, RayQueriesMatchTheOracleBetweenAndAfterSteps) {
   script.create(world, model, 300, 0.5);
   for (int round = 0; round < 40; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    script.move(world, model, 0.3, round % 4 == 0);
-    if (round % 5 == 1) script.create(world, model, 30, 0.3);
-    if (round % 7 == 2) script.destroy(world, model, 0.1);
+    script.edit_round(world, model, round);
     script.raycast_step_raycast(
         world, model, [&](std::span<const physics::Ray> rays, const physics::RaycastOptions& cast) {
           const std::span<const physics::RayHit> hits = world.raycast(rays, cast);
