@@ -105,6 +105,29 @@ TEST_P(CpuBroadPhaseQueries, QueriesSeeTheLastFrameOnly) {
   EXPECT_TRUE(broad_phase.raycast(std::span(&down, 1)).empty());
 }
 
+TEST_P(CpuBroadPhaseQueries, TheFirstQueryOfAFrameReadsItsWorlds) {
+  // The same boxes in two frames, their worlds swapped: a query of world 1 asked first after
+  // each update() sees that frame's worlds.
+  BroadPhase broad_phase(options());
+  const std::vector<Aabb> boxes = {{{0, 0, 0}, {1, 1, 1}}, {{2, 0, 0}, {3, 1, 1}}};
+  const Aabb everything{{-10, -10, -10}, {10, 10, 10}};
+  const Ray along{{-1, 0.5f, 0.5f}, {1, 0, 0}};
+  const std::vector<std::uint32_t> first_worlds = {1, 0};
+  const std::vector<std::uint32_t> second_worlds = {0, 1};
+  for (const auto& [worlds, box] : {std::pair{&first_worlds, 0u}, std::pair{&second_worlds, 1u}}) {
+    broad_phase.update(boxes, {{}, {}, *worlds});
+    const std::span<const physics::BoxQueryHit> hits =
+        broad_phase.query(std::span(&everything, 1), {.world = 1});
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].box, box);
+    broad_phase.update(boxes, {{}, {}, *worlds});
+    const std::span<const physics::BoxRayHit> ray_hits =
+        broad_phase.raycast(std::span(&along, 1), {.world = 1});
+    ASSERT_EQ(ray_hits.size(), 1u);
+    EXPECT_EQ(ray_hits[0].box, box);
+  }
+}
+
 TEST_P(CpuBroadPhaseQueries, AnInvalidRegionRayOrWorldIsAnErrorNamingIt) {
   BroadPhase broad_phase(options());
   const std::vector<Aabb> boxes = {{{0, 0, 0}, {1, 1, 1}}};

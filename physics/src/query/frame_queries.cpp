@@ -58,25 +58,24 @@ TreeView FrameQueries::host_tree() {
   if (tree_built_) return host_tree_.view();
   const std::span<const Aabb> boxes = host_boxes();
   std::span<const std::uint32_t> categories = frame_.host_filter.categories;
-  std::span<const std::uint32_t> worlds = frame_.host_filter.worlds;
+  host_worlds_ = frame_.host_filter.worlds;
   if (frame_.form == BoxSource::Form::Device) {
     download(frame_.device_filter.categories, categories_, frame_.stream);
     download(frame_.device_filter.worlds, worlds_, frame_.stream);
     categories = categories_;
-    worlds = worlds_;
+    host_worlds_ = worlds_;
   }
   if (categories.empty()) {
     categories_.assign(boxes.size(), 1u);
     categories = categories_;
   }
-  if (worlds.data() != worlds_.data()) worlds_.assign(worlds.begin(), worlds.end());
   host_tree_.build(boxes, categories);
   tree_built_ = true;
   return host_tree_.view();
 }
 
 LeafFilter FrameQueries::host_filter(std::uint32_t mask, std::uint32_t world) const {
-  return {mask, world, worlds_.empty() ? nullptr : worlds_.data()};
+  return {mask, world, host_worlds_.empty() ? nullptr : host_worlds_.data()};
 }
 
 void FrameQueries::ready_device_tree() {
@@ -129,7 +128,8 @@ std::span<const BoxQueryHit> FrameQueries::query(std::span<const Aabb> regions,
     });
     return query_hits_;
   }
-  overlap_regions(host_tree(), regions, host_filter(options.mask, options.world), pairs_);
+  const TreeView tree = host_tree();  // first: the filter reads the frame's worlds it finds
+  overlap_regions(tree, regions, host_filter(options.mask, options.world), pairs_);
   resize_host(query_hits_, pairs_.size(), "the query's hits");
   std::ranges::transform(pairs_, query_hits_.begin(), [](const Pair& p) {
     return BoxQueryHit{p.a, p.b};
@@ -181,8 +181,8 @@ std::span<const BoxRayHit> FrameQueries::raycast(std::span<const Ray> rays,
     });
     return ray_hits_;
   }
-  cast_rays(host_tree(), rays, host_filter(options.mask, options.world), options.all_hits,
-            slot_hits_);
+  const TreeView tree = host_tree();  // first: the filter reads the frame's worlds it finds
+  cast_rays(tree, rays, host_filter(options.mask, options.world), options.all_hits, slot_hits_);
   resize_host(ray_hits_, slot_hits_.size(), "the rays' hits");
   std::ranges::transform(slot_hits_, ray_hits_.begin(), [](const SlotHit& hit) {
     return BoxRayHit{hit.ray, hit.slot, hit.t};

@@ -42,7 +42,8 @@ class FrameQueries {
   // The CPU's copies and tree.
   std::vector<Aabb> boxes_;
   std::vector<std::uint32_t> categories_;
-  std::vector<std::uint32_t> worlds_;
+  std::vector<std::uint32_t> worlds_;           // downloaded from device arrays
+  std::span<const std::uint32_t> host_worlds_;  // the frame's worlds on the host (or none)
   HostBoxTree host_tree_;
   std::vector<Pair> pairs_;
   std::vector<SlotHit> slot_hits_;
