@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "../broad_phase/frame_plan.hpp"
 #include "rsw/engine/host_device.hpp"
 #include "rsw/physics/world.hpp"
 
@@ -72,6 +73,33 @@ struct alignas(16) TreeNode {
 
 static_assert(sizeof(TreeLeaf) == 32 && sizeof(TreeNode) == 64, "whole sectors");
 
+/// A box as the tree holds it.
+RSW_HOST_DEVICE inline TreeBounds bounds_of(const Aabb& box) {
+  return {{box.min.x, box.min.y, box.min.z}, {box.max.x, box.max.y, box.max.z}};
+}
+
+/// Slot `slot`'s leaf: its box, queried by `category`; a box that is not valid, or category 0
+/// (a free slot), gives a leaf that nothing meets (category 0, empty bounds).
+RSW_HOST_DEVICE inline TreeLeaf make_leaf(const Aabb& box, std::uint32_t slot,
+                                          std::uint32_t category) {
+  TreeLeaf leaf;
+  leaf.bounds = bounds_of(box);
+  leaf.slot = slot;
+  leaf.category = box_is_valid(leaf.bounds.low, leaf.bounds.high) ? category : 0u;
+  if (leaf.category == 0) leaf.bounds = TreeBounds::empty();
+  return leaf;
+}
+
+/// A leaf's centre as bounds (empty for a leaf nothing meets): what the Morton codes' frame
+/// is the bounds of.
+RSW_HOST_DEVICE inline TreeBounds centre_of(const TreeLeaf& leaf) {
+  if (leaf.category == 0) return TreeBounds::empty();
+  TreeBounds centre;
+  for (int axis = 0; axis < 3; ++axis)
+    centre.low[axis] = centre.high[axis] = (leaf.bounds.low[axis] + leaf.bounds.high[axis]) * 0.5f;
+  return centre;
+}
+
 /// The Morton code of a box centre: 21 bits a coordinate, interleaved (x highest), the centre
 /// placed in [low, low + 2^21 / scale) of each axis. Equal centres share a code; a slot with no
 /// box takes kNoCode, after all others.
@@ -103,6 +131,11 @@ RSW_HOST_DEVICE inline std::uint64_t morton_code(const TreeBounds& box, const Co
     code |= spread_bits(cell) << (2 - axis);
   }
   return code;
+}
+
+/// A leaf's code: its centre's Morton code, or kNoCode for a leaf nothing meets.
+RSW_HOST_DEVICE inline std::uint64_t leaf_code(const TreeLeaf& leaf, const CodeFrame& frame) {
+  return leaf.category == 0 ? kNoCode : morton_code(leaf.bounds, frame);
 }
 
 /// The frame of centres whose bounds (TreeBounds of the centres) are `centres`.
@@ -170,33 +203,6 @@ RSW_HOST_DEVICE inline void node_children(const std::uint64_t* codes, std::uint3
   child[1] = static_cast<std::uint32_t>(gamma + 1) | (last == gamma + 1 ? kLeafBit : 0u);
 }
 
-/// Where a ray enters a box: the slab test in float32, exactly as documented on Ray. Returns
-/// false when it misses; else sets `t` (never -0).
-RSW_HOST_DEVICE inline bool ray_entry(const Ray& ray, const TreeBounds& box, float& t) {
-  const float origin[3] = {ray.origin.x, ray.origin.y, ray.origin.z};
-  const float direction[3] = {ray.direction.x, ray.direction.y, ray.direction.z};
-  float enter = 0.0f;
-  float exit = ray.max_t;
-  for (int axis = 0; axis < 3; ++axis) {
-    const float low = box.low[axis];
-    const float high = box.high[axis];
-    if (!(low <= high)) return false;  // an empty box (a node over no box, a free slot)
-    if (direction[axis] == 0.0f) {
-      if (!(low <= origin[axis] && origin[axis] <= high)) return false;
-      continue;
-    }
-    const float t_low = (low - origin[axis]) / direction[axis];
-    const float t_high = (high - origin[axis]) / direction[axis];
-    const float near = t_low < t_high ? t_low : t_high;
-    const float far = t_low < t_high ? t_high : t_low;
-    enter = near > enter ? near : enter;
-    exit = far < exit ? far : exit;
-  }
-  if (!(enter <= exit)) return false;
-  t = enter;
-  return true;
-}
-
 /// A ray as the walks test it against nodes: with its direction's reciprocals, so that a node
 /// costs multiplications where a box's exact test (ray_entry) costs divisions.
 struct RayProbe {
@@ -218,12 +224,14 @@ RSW_HOST_DEVICE inline RayProbe probe_of(const Ray& ray) {
   return probe;
 }
 
-/// Whether a ray may enter a node's bounds, and where at the latest (`t`): the slab test
-/// with (bound - origin) * inverse in place of (bound - origin) / direction, each slab
-/// widened by 2^-21 of itself and 2^-126 on both sides. The product is within 3 rounding units
-/// (2^-24) of the quotient, so the widened slab holds the exact one: a ray that enters a box
-/// (ray_entry) may enter every node above it, at or before the box's t.
-RSW_HOST_DEVICE inline bool may_enter(const RayProbe& probe, const TreeBounds& box, float& t) {
+/// The slab test of a probe's ray against a box, sets `t` where the ray enters it. kExact: in
+/// float32 as documented on Ray, (bound - origin) / direction. Else the node test:
+/// (bound - origin) * inverse, each slab widened by 2^-21 of itself and 2^-126 on both sides.
+/// The product is within 3 rounding units (2^-24) of the quotient, so the widened slab holds
+/// the exact one: a ray that enters a box may enter every node above it, at or before the
+/// box's t.
+template <bool kExact>
+RSW_HOST_DEVICE inline bool slab_entry(const RayProbe& probe, const TreeBounds& box, float& t) {
   constexpr float kWiden = 1.0f / 2097152.0f;  // 2^-21
   constexpr float kTiny = 1.1754944e-38f;      // 2^-126
   const float origin[3] = {probe.ray.origin.x, probe.ray.origin.y, probe.ray.origin.z};
@@ -233,14 +241,14 @@ RSW_HOST_DEVICE inline bool may_enter(const RayProbe& probe, const TreeBounds& b
   for (int axis = 0; axis < 3; ++axis) {
     const float low = box.low[axis];
     const float high = box.high[axis];
-    if (!(low <= high)) return false;
+    if (!(low <= high)) return false;  // an empty box (a node over no box, a free slot)
     if (direction[axis] == 0.0f) {
       if (!(low <= origin[axis] && origin[axis] <= high)) return false;
       continue;
     }
     float t_low;
     float t_high;
-    if (probe.divide[axis]) {
+    if (kExact || probe.divide[axis]) {
       t_low = (low - origin[axis]) / direction[axis];
       t_high = (high - origin[axis]) / direction[axis];
     } else {
@@ -249,14 +257,27 @@ RSW_HOST_DEVICE inline bool may_enter(const RayProbe& probe, const TreeBounds& b
     }
     float near = t_low < t_high ? t_low : t_high;
     float far = t_low < t_high ? t_high : t_low;
-    near = near * (near < 0 ? 1 + kWiden : 1 - kWiden) - kTiny;
-    far = far * (far > 0 ? 1 + kWiden : 1 - kWiden) + kTiny;
+    if constexpr (!kExact) {
+      near = near * (near < 0 ? 1 + kWiden : 1 - kWiden) - kTiny;
+      far = far * (far > 0 ? 1 + kWiden : 1 - kWiden) + kTiny;
+    }
     enter = near > enter ? near : enter;
     exit = far < exit ? far : exit;
   }
   if (!(enter <= exit)) return false;
   t = enter;
   return true;
+}
+
+/// Where a ray enters a box: the slab test in float32, exactly as documented on Ray. Returns
+/// false when it misses; else sets `t` (never -0).
+RSW_HOST_DEVICE inline bool ray_entry(const RayProbe& probe, const TreeBounds& box, float& t) {
+  return slab_entry<true>(probe, box, t);
+}
+
+/// Whether a ray may enter a node's bounds, and where at the latest (`t`): the widened test.
+RSW_HOST_DEVICE inline bool may_enter(const RayProbe& probe, const TreeBounds& box, float& t) {
+  return slab_entry<false>(probe, box, t);
 }
 
 /// Whether a ray can be cast (see Ray): a finite origin and direction, max_t >= 0 (infinite
@@ -342,7 +363,7 @@ RSW_HOST_DEVICE inline NearestHit nearest_hit(const TreeView& tree, const Ray& r
   float best_t = std::numeric_limits<float>::infinity();
   const auto try_leaf = [&](const TreeLeaf& leaf) {
     float t;
-    if (!filter.passes(leaf) || !ray_entry(ray, leaf.bounds, t)) return;
+    if (!filter.passes(leaf) || !ray_entry(probe, leaf.bounds, t)) return;
     if (t < best_t || (t == best_t && leaf.slot < best.slot)) {
       best_t = t;
       best = {leaf.slot, t};
@@ -394,7 +415,7 @@ RSW_HOST_DEVICE void every_hit(const TreeView& tree, const Ray& ray, const LeafF
       },
       [&](const TreeLeaf& leaf) {
         float t;
-        if (filter.passes(leaf) && ray_entry(ray, leaf.bounds, t)) hit(leaf.slot, t);
+        if (filter.passes(leaf) && ray_entry(probe, leaf.bounds, t)) hit(leaf.slot, t);
       });
 }
 

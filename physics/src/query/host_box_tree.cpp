@@ -5,8 +5,6 @@
 #include <numeric>
 #include <utility>
 
-#include "../broad_phase/frame_plan.hpp"
-#include "../world/static_cells.hpp"
 #include "rsw/engine/memory.hpp"
 #include "rsw/engine/parallel.hpp"
 
@@ -18,14 +16,8 @@ constexpr std::size_t kGrain = 4096;
 // The bounds of the centres of the boxes the leaves hold.
 TreeBounds centre_bounds(std::span<const TreeLeaf> leaves) {
   TreeBounds centres = TreeBounds::empty();
-  for (const TreeLeaf& leaf : leaves) {
-    if (leaf.category == 0) continue;
-    TreeBounds centre;
-    for (int axis = 0; axis < 3; ++axis)
-      centre.low[axis] = centre.high[axis] =
-          (leaf.bounds.low[axis] + leaf.bounds.high[axis]) * 0.5f;
-    centres = centres.merged(centre);
-  }
+  for (const TreeLeaf& leaf : leaves)
+    centres = centres.merged(centre_of(leaf));
   return centres;
 }
 
@@ -35,18 +27,13 @@ void HostBoxTree::build(std::span<const Aabb> boxes, std::span<const std::uint32
   const std::size_t count = boxes.size();
   std::vector<TreeLeaf> leaves;
   resize_host(leaves, count, "the box tree's leaves");
-  for (std::size_t slot = 0; slot < count; ++slot) {
-    TreeLeaf& leaf = leaves[slot];
-    leaf.slot = static_cast<std::uint32_t>(slot);
-    corners(boxes[slot], leaf.bounds.low, leaf.bounds.high);
-    leaf.category = box_is_valid(leaf.bounds.low, leaf.bounds.high) ? categories[slot] : 0u;
-    if (leaf.category == 0) leaf.bounds = TreeBounds::empty();
-  }
+  for (std::size_t slot = 0; slot < count; ++slot)
+    leaves[slot] = make_leaf(boxes[slot], static_cast<std::uint32_t>(slot), categories[slot]);
   const CodeFrame frame = code_frame(centre_bounds(leaves));
   std::vector<std::uint64_t> codes;
   resize_host(codes, count, "the box tree's codes");
   for (std::size_t slot = 0; slot < count; ++slot)
-    codes[slot] = leaves[slot].category == 0 ? kNoCode : morton_code(leaves[slot].bounds, frame);
+    codes[slot] = leaf_code(leaves[slot], frame);
   std::vector<std::uint32_t> order;
   resize_host(order, count, "the box tree's order");
   std::iota(order.begin(), order.end(), 0u);
@@ -128,8 +115,7 @@ void for_each_query(std::size_t count, std::vector<Hit>& out, const PerQuery& pe
 void overlap_regions(const TreeView& tree, std::span<const Aabb> regions, const LeafFilter& filter,
                      std::vector<Pair>& out) {
   for_each_query(regions.size(), out, [&](std::uint32_t q, std::vector<Pair>& hits) {
-    TreeBounds region;
-    corners(regions[q], region.low, region.high);
+    const TreeBounds region = bounds_of(regions[q]);
     const std::size_t from = hits.size();
     every_overlap(tree, region, filter, [&](std::uint32_t slot) { hits.push_back({q, slot}); });
     std::sort(hits.begin() + static_cast<std::ptrdiff_t>(from), hits.end());

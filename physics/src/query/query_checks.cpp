@@ -1,8 +1,6 @@
 #include "query_checks.hpp"
 
-#include "../broad_phase/frame_plan.hpp"
 #include "../broad_phase/host_boxes.hpp"
-#include "../world/static_cells.hpp"
 #include "box_tree.hpp"
 
 namespace rsw::physics::detail {
@@ -14,12 +12,21 @@ std::string text_of(const Vec3& v) {
 
 }  // namespace
 
-Error invalid_region(std::string_view what, std::size_t index, const Aabb& region) {
-  float low[3];
-  float high[3];
-  corners(region, low, high);
+Error invalid_box(std::string_view what, std::size_t index, const Aabb& box) {
+  const TreeBounds bounds = bounds_of(box);
   return Error(ErrorKind::InvalidArgument,
-               std::string(what) + ": regions: " + describe_invalid_box(index, low, high));
+               std::string(what) + ": " + describe_invalid_box(index, bounds.low, bounds.high));
+}
+
+void check_boxes(std::string_view what, std::span<const Aabb> boxes) {
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    const TreeBounds bounds = bounds_of(boxes[i]);
+    if (!box_is_valid(bounds.low, bounds.high)) throw invalid_box(what, i, boxes[i]);
+  }
+}
+
+Error invalid_region(std::string_view what, std::size_t index, const Aabb& region) {
+  return invalid_box(std::string(what) + ": regions", index, region);
 }
 
 Error invalid_ray(std::string_view what, std::size_t index, const Ray& ray) {
@@ -31,12 +38,7 @@ Error invalid_ray(std::string_view what, std::size_t index, const Ray& ray) {
 }
 
 void check_regions(std::string_view what, std::span<const Aabb> regions) {
-  for (std::size_t i = 0; i < regions.size(); ++i) {
-    float low[3];
-    float high[3];
-    corners(regions[i], low, high);
-    if (!box_is_valid(low, high)) throw invalid_region(what, i, regions[i]);
-  }
+  check_boxes(std::string(what) + ": regions", regions);
 }
 
 void check_rays(std::string_view what, std::span<const Ray> rays) {

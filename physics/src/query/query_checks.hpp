@@ -1,6 +1,6 @@
 // The checks a region or ray query makes of its arguments, alike for World and BroadPhase:
-// regions that are valid boxes, rays that can be cast, a world id in range. `what` names the
-// call in the messages ("World::raycast").
+// regions that are valid boxes, rays that can be cast, a world id in range; and World's of the
+// boxes it is given. `what` names the call in the messages ("World::raycast").
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,11 @@
 #include "rsw/physics/aabb.hpp"
 
 namespace rsw::physics::detail {
+
+/// The error for boxes[index], which is not a valid box ("<what>: box 2 has min > max on y").
+Error invalid_box(std::string_view what, std::size_t index, const Aabb& box);
+/// Throws invalid_box for the first box that is not valid.
+void check_boxes(std::string_view what, std::span<const Aabb> boxes);
 
 /// The error for regions[index], which is not a valid box.
 Error invalid_region(std::string_view what, std::size_t index, const Aabb& region);

@@ -239,25 +239,22 @@ class CpuWorld final : public WorldBackend {
     if (!tree_built_ || !changes.moved.empty() || changes.layout) {
       tree_built_ = false;
       resize_host(tree_categories_, table_.slots(), "the tree's categories");
-      for (std::size_t slot = 0; slot < table_.slots(); ++slot) {
-        tree_categories_[slot] =
-            table_.states()[slot] == SlotState::Free ? 0u : table_.categories()[slot];
-      }
+      for (std::size_t slot = 0; slot < table_.slots(); ++slot)
+        tree_categories_[slot] = category_of(slot);
       tree_.build(table_.boxes, tree_categories_);
       tree_built_ = true;
     }
     return tree_.view();
   }
 
-  // A live slot's box as a leaf (category 0 for a free slot or an invalid box).
+  // A slot's category for the queries: 0 (met by nothing) for a free slot.
+  std::uint32_t category_of(std::size_t slot) const {
+    return table_.states()[slot] == SlotState::Free ? 0u : table_.categories()[slot];
+  }
+
+  // A slot's box as a leaf (met by nothing for a free slot or an invalid box).
   TreeLeaf leaf_of(std::size_t slot) const {
-    TreeLeaf leaf{};
-    corners(table_.boxes[slot], leaf.bounds.low, leaf.bounds.high);
-    leaf.slot = static_cast<std::uint32_t>(slot);
-    const bool live =
-        table_.states()[slot] != SlotState::Free && box_is_valid(leaf.bounds.low, leaf.bounds.high);
-    leaf.category = live ? table_.categories()[slot] : 0u;
-    return leaf;
+    return make_leaf(table_.boxes[slot], static_cast<std::uint32_t>(slot), category_of(slot));
   }
 
   // Every region against every live proxy's box: the oracle.
@@ -279,10 +276,11 @@ class CpuWorld final : public WorldBackend {
     ray_hits_.clear();
     for (std::size_t r = 0; r < rays.size(); ++r) {
       const std::size_t first = ray_hits_.size();
+      const RayProbe probe = probe_of(rays[r]);
       for (std::size_t slot = 0; slot < table_.slots(); ++slot) {
         const TreeLeaf leaf = leaf_of(slot);
         float t;
-        if (filter.passes(leaf) && ray_entry(rays[r], leaf.bounds, t))
+        if (filter.passes(leaf) && ray_entry(probe, leaf.bounds, t))
           ray_hits_.push_back({static_cast<std::uint32_t>(r), leaf.slot, t});
       }
       const auto begin = ray_hits_.begin() + static_cast<std::ptrdiff_t>(first);

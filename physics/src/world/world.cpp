@@ -8,13 +8,11 @@
 
 #include "../argument_checks.hpp"
 #include "../broad_phase/frame_plan.hpp"
-#include "../broad_phase/host_boxes.hpp"
 #include "../broad_phase/sweep_backend.hpp"
 #include "../query/query_checks.hpp"
 #include "proxy_table.hpp"
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/memory.hpp"
-#include "static_cells.hpp"
 #include "world_backend.hpp"
 
 namespace rsw::physics {
@@ -61,19 +59,7 @@ struct World::Impl {
 
   // Under InvalidBoxes::Reject, throws naming the first invalid box of a call.
   void check_boxes(std::span<const Aabb> boxes, std::string_view what) const {
-    if (options.invalid_boxes == InvalidBoxes::Reject) check_valid(boxes, what);
-  }
-
-  // Throws naming the first invalid box.
-  static void check_valid(std::span<const Aabb> boxes, std::string_view what) {
-    for (std::size_t i = 0; i < boxes.size(); ++i) {
-      float low[3];
-      float high[3];
-      detail::corners(boxes[i], low, high);
-      if (detail::box_is_valid(low, high)) continue;
-      throw Error(ErrorKind::InvalidArgument,
-                  std::string(what) + ": " + detail::describe_invalid_box(i, low, high));
-    }
+    if (options.invalid_boxes == InvalidBoxes::Reject) detail::check_boxes(what, boxes);
   }
 
   std::span<const QueryHit> query(std::span<const Aabb> regions, const QueryOptions& query) {

@@ -14,7 +14,6 @@
 #include <cub/device/device_select.cuh>
 #include <cuda/std/tuple>
 
-#include "../../world/static_cells.hpp"
 #include "../device_box_tree.hpp"
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/memory.hpp"
@@ -40,14 +39,8 @@ __global__ void make_leaves(const Aabb* boxes, const SlotState* states,
                             std::uint32_t* slots) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   if (i >= count) return;
-  TreeLeaf leaf;
-  corners(boxes[i], leaf.bounds.low, leaf.bounds.high);
-  leaf.slot = i;
-  const bool live = (states == nullptr || states[i] != SlotState::Free) &&
-                    box_is_valid(leaf.bounds.low, leaf.bounds.high);
-  leaf.category = !live ? 0u : categories != nullptr ? categories[i] : 1u;
-  if (leaf.category == 0) leaf.bounds = TreeBounds::empty();
-  leaves[i] = leaf;
+  const bool live = states == nullptr || states[i] != SlotState::Free;
+  leaves[i] = make_leaf(boxes[i], i, !live ? 0u : categories != nullptr ? categories[i] : 1u);
   slots[i] = i;
 }
 
@@ -65,16 +58,9 @@ __device__ inline std::uint32_t generation_of(const std::uint32_t* generations,
   return generations != nullptr ? generations[slot] : 0u;
 }
 
-/// A leaf's centre as bounds (empty for a leaf nothing meets), for the centres' reduction.
+/// A leaf's centre, for the centres' reduction.
 struct CentreOf {
-  __device__ TreeBounds operator()(const TreeLeaf& leaf) const {
-    if (leaf.category == 0) return TreeBounds::empty();
-    TreeBounds centre;
-    for (int axis = 0; axis < 3; ++axis)
-      centre.low[axis] = centre.high[axis] =
-          (leaf.bounds.low[axis] + leaf.bounds.high[axis]) * 0.5f;
-    return centre;
-  }
+  __device__ TreeBounds operator()(const TreeLeaf& leaf) const { return centre_of(leaf); }
 };
 
 struct Merge {
@@ -87,8 +73,7 @@ __global__ void make_codes(const TreeLeaf* leaves, std::uint32_t count, const Tr
                            std::uint64_t* codes) {
   const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
   if (i >= count) return;
-  const TreeLeaf leaf = leaves[i];
-  codes[i] = leaf.category == 0 ? kNoCode : morton_code(leaf.bounds, code_frame(*centres));
+  codes[i] = leaf_code(leaves[i], code_frame(*centres));
 }
 
 __global__ void sort_leaves(const TreeLeaf* slot_leaves, const std::uint32_t* sorted_slots,
@@ -158,10 +143,8 @@ __global__ void carry_bounds(const TreeLeaf* leaves, std::uint32_t count, TreeNo
 __global__ void find_invalid_region(const Aabb* regions, std::size_t count, std::uint32_t* first) {
   const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
   if (i >= count) return;
-  float low[3];
-  float high[3];
-  corners(regions[i], low, high);
-  if (!box_is_valid(low, high)) atomicMin(first, static_cast<std::uint32_t>(i));
+  const TreeBounds region = bounds_of(regions[i]);
+  if (!box_is_valid(region.low, region.high)) atomicMin(first, static_cast<std::uint32_t>(i));
 }
 
 __global__ void find_invalid_ray(const Ray* rays, std::size_t count, std::uint32_t* first) {
@@ -186,8 +169,7 @@ __global__ void key_regions(const Aabb* regions, std::uint32_t count, const Tree
                             std::uint32_t* keys, std::uint32_t* order) {
   const std::uint32_t q = blockIdx.x * kThreads + threadIdx.x;
   if (q >= count) return;
-  TreeBounds region;
-  corners(regions[q], region.low, region.high);
+  const TreeBounds region = bounds_of(regions[q]);
   keys[q] = static_cast<std::uint32_t>(morton_code(region, code_frame(*centres)) >> 33);
   order[q] = q;
 }
@@ -207,8 +189,7 @@ __global__ void __launch_bounds__(kCastThreads)
   const std::uint32_t i = blockIdx.x * kCastThreads + threadIdx.x;
   if (i >= count) return;
   const std::uint32_t q = order[i];
-  TreeBounds region;
-  corners(regions[q], region.low, region.high);
+  const TreeBounds region = bounds_of(regions[q]);
   std::uint32_t local[kRegionRoom] = {};
   std::uint32_t hits = 0;
   every_overlap(tree, region, filter, [&](std::uint32_t slot) {
@@ -257,8 +238,7 @@ __global__ void __launch_bounds__(kCastThreads)
   const std::uint32_t q = crowded[k];
   const unsigned long long first = offsets[q];
   const unsigned long long hits = offsets[q + 1] - first;
-  TreeBounds region;
-  corners(regions[q], region.low, region.high);
+  const TreeBounds region = bounds_of(regions[q]);
   unsigned long long at = 0;
   every_overlap(tree, region, filter, [&](std::uint32_t slot) {
     if (at < hits) slots[first + at++] = slot;  // the walk meets what the first one met
