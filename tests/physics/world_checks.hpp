@@ -415,6 +415,11 @@ class WorldScript {
   /// every fourth round), 30 created every fifth, a tenth destroyed every seventh.
   void edit_round(physics::World& world, WorldModel& model, int round) {
     move(world, model, 0.3, round % 4 == 0);
+    create_and_destroy(world, model, round);
+  }
+
+  /// The round's creates and destroys (edit_round's, after its moves).
+  void create_and_destroy(physics::World& world, WorldModel& model, int round) {
     if (round % 5 == 1) create(world, model, 30, 0.3);
     if (round % 7 == 2) destroy(world, model, 0.1);
   }

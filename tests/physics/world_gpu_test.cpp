@@ -181,6 +181,29 @@ INSTANTIATE_TEST_SUITE_P(
                       std::tuple{std::size_t{1}, 0.0, workloads::BoxScene::Uniform},
                       std::tuple{std::size_t{2}, 1.0, workloads::BoxScene::Uniform}));
 
+// A round of edits as WorldScript::edit_round, but every other round's moves from device
+// arrays (the boxes on the device).
+void edit_round_partly_on_device(World& world, WorldModel& model, WorldScript& script, int round) {
+  if (round % 2 == 0) {
+    script.edit_round(world, model, round);
+    return;
+  }
+  std::vector<ProxyId> ids;
+  std::vector<Aabb> boxes;
+  for (auto& [id, proxy] : model.proxies) {
+    if (proxy.options.motion == Motion::Static || ids.size() > 100) continue;
+    proxy.box = script.random_box();
+    ids.push_back(id);
+    boxes.push_back(proxy.box);
+  }
+  DeviceBuffer<ProxyId> device_ids;
+  DeviceBuffer<Aabb> device_boxes;
+  device_ids.upload(ids);
+  device_boxes.upload(boxes);
+  world.move(device_ids.span(), device_boxes.span());
+  script.create_and_destroy(world, model, round);
+}
+
 TEST(WorldGpu, RegionQueriesMatchTheOracleFromHostAndDeviceArrays) {
   // As on the CPU: random edits, each round queried before its step and after, from host and
   // device arrays; every other round's moves from device arrays (the boxes on the device).
@@ -194,25 +217,7 @@ TEST(WorldGpu, RegionQueriesMatchTheOracleFromHostAndDeviceArrays) {
   script.create(world, model, 400, 0.5);
   for (int round = 0; round < 40; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    if (round % 2 == 0) {
-      script.move(world, model, 0.3, round % 4 == 0);
-    } else {  // the same edits, from device arrays
-      std::vector<ProxyId> ids;
-      std::vector<Aabb> boxes;
-      for (auto& [id, proxy] : model.proxies) {
-        if (proxy.options.motion == Motion::Static || ids.size() > 100) continue;
-        proxy.box = script.random_box();
-        ids.push_back(id);
-        boxes.push_back(proxy.box);
-      }
-      DeviceBuffer<ProxyId> device_ids;
-      DeviceBuffer<Aabb> device_boxes;
-      device_ids.upload(ids);
-      device_boxes.upload(boxes);
-      world.move(device_ids.span(), device_boxes.span());
-    }
-    if (round % 5 == 1) script.create(world, model, 30, 0.3);
-    if (round % 7 == 2) script.destroy(world, model, 0.1);
+    edit_round_partly_on_device(world, model, script, round);
     script.query_step_query(
         world, model, [&](std::span<const Aabb> regions, const physics::QueryOptions& query) {
           if (round % 3 != 0) {
@@ -240,25 +245,7 @@ TEST(WorldGpu, RayQueriesMatchTheOracleFromHostAndDeviceArrays) {
   script.create(world, model, 400, 0.5);
   for (int round = 0; round < 40; ++round) {
     SCOPED_TRACE("round " + std::to_string(round));
-    if (round % 2 == 0) {
-      script.move(world, model, 0.3, round % 4 == 0);
-    } else {
-      std::vector<ProxyId> ids;
-      std::vector<Aabb> boxes;
-      for (auto& [id, proxy] : model.proxies) {
-        if (proxy.options.motion == Motion::Static || ids.size() > 100) continue;
-        proxy.box = script.random_box();
-        ids.push_back(id);
-        boxes.push_back(proxy.box);
-      }
-      DeviceBuffer<ProxyId> device_ids;
-      DeviceBuffer<Aabb> device_boxes;
-      device_ids.upload(ids);
-      device_boxes.upload(boxes);
-      world.move(device_ids.span(), device_boxes.span());
-    }
-    if (round % 5 == 1) script.create(world, model, 30, 0.3);
-    if (round % 7 == 2) script.destroy(world, model, 0.1);
+    edit_round_partly_on_device(world, model, script, round);
     script.raycast_step_raycast(
         world, model, [&](std::span<const physics::Ray> rays, const physics::RaycastOptions& cast) {
           if (round % 3 != 0) {
