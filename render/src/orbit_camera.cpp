@@ -6,6 +6,8 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
 #include <glm/mat4x4.hpp>
+#include <glm/matrix.hpp>
+#include <glm/vec2.hpp>
 #include <glm/vec3.hpp>
 
 namespace rsw::render {
@@ -39,6 +41,18 @@ Matrix4 OrbitCamera::view() const noexcept {
 
 Matrix4 OrbitCamera::projection(float aspect) const noexcept {
   return to_array(glm::perspective(glm::radians(fov_y_degrees), aspect, near_plane, far_plane));
+}
+
+CameraRay OrbitCamera::ray_through(float x, float y, int width, int height) const noexcept {
+  const float w = static_cast<float>(std::max(width, 1));
+  const float h = static_cast<float>(std::max(height, 1));
+  // The point in normalised device coordinates (y up), unprojected at the near plane.
+  const glm::vec2 device(2.0f * x / w - 1.0f, 1.0f - 2.0f * y / h);
+  const float half_height = std::tan(glm::radians(fov_y_degrees) / 2);
+  const glm::vec3 in_view(device.x * half_height * (w / h), device.y * half_height, -1.0f);
+  const glm::mat4 to_world = glm::inverse(glm::lookAt(vec(eye()), vec(target), glm::vec3(0, 1, 0)));
+  const glm::vec3 direction = glm::normalize(glm::vec3(to_world * glm::vec4(in_view, 0.0f)));
+  return {eye(), {direction.x, direction.y, direction.z}};
 }
 
 void OrbitCamera::orbit(float right, float up) noexcept {

@@ -104,6 +104,20 @@ void stats_panel(const OverlayStats& stats) {
     ImGui::Text("contacts    %s began, %s ended", with_thousands(stats.found).c_str(),
                 with_thousands(stats.lost).c_str());
   }
+  if (!stats.picked.empty()) {
+    ImGui::Separator();
+    ImGui::Text("picked      %s", stats.picked.c_str());
+    ImGui::Text("partners    %s", with_thousands(stats.partners.size()).c_str());
+    constexpr std::size_t kListed = 8;
+    for (std::size_t k = 0; k < std::min(stats.partners.size(), kListed); ++k)
+      ImGui::Text("  %s", stats.partners[k].c_str());
+    if (stats.partners.size() > kListed)
+      ImGui::Text("  and %s more", with_thousands(stats.partners.size() - kListed).c_str());
+  }
+  if (!stats.region.empty()) {
+    if (stats.picked.empty()) ImGui::Separator();
+    ImGui::Text("region      %s", stats.region.c_str());
+  }
   ImGui::End();
 }
 
@@ -228,6 +242,16 @@ void Overlay::draw(const OverlayStats& stats, OverlayControls& controls, Rendere
   // The panels are drawn on the renderer's image, which may not be the window's pixel size.
   if (io.DisplaySize.x > 0 && io.DisplaySize.y > 0) {
     io.DisplayFramebufferScale = ImVec2(image.x / io.DisplaySize.x, image.y / io.DisplaySize.y);
+  }
+  if (!state.glfw_backend) {
+    // Headless, each frame is laid out twice: a panel that sizes itself to its contents takes
+    // the size of the frame before, and a screenshot shows only that one frame.
+    OverlayControls unchanged = controls;
+    ImGui::NewFrame();
+    stats_panel(stats);
+    controls_panel(unchanged);
+    help_panel(unchanged);
+    ImGui::EndFrame();
   }
   ImGui::NewFrame();
   stats_panel(stats);

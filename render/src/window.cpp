@@ -1,7 +1,7 @@
 // Window: GLFW 3.3 with an OpenGL 4.5 core context loaded through GLAD. GLFW's callbacks
-// gather key presses, drags and wheel turns between polls; poll_events() turns them into this
-// frame's input. An overlay that installs its own GLFW callbacks afterwards (the ImGui
-// backend does) chains to these, so both see every event.
+// gather key presses, clicks, drags and wheel turns between polls; poll_events() turns them into
+// this frame's input. An overlay that installs its own GLFW callbacks afterwards (the ImGui backend
+// does) chains to these, so both see every event.
 #include "rsw/render/window.hpp"
 
 #include <glad/gl.h>
@@ -27,6 +27,8 @@ constexpr float kDragDegreesPerPixel = 0.3f;
 constexpr float kKeyDegreesPerSecond = 90.0f;
 constexpr float kKeyZoomPerSecond = 0.5f;  // the distance halves in a second of Page Up
 constexpr float kWheelZoomPerStep = 0.9f;
+// A press and release of the left button this close together (in screen units) is a click.
+constexpr double kClickSlop = 4.0;
 
 // GLFW's codes of Key's first keys, in Key's order; the rest (F1 .. F12, A .. Z, 0 .. 9) are
 // runs of consecutive codes in GLFW as in Key.
@@ -80,8 +82,14 @@ struct Window::Impl {
   double pending_wheel = 0;
   double cursor[2] = {0, 0};
   bool have_cursor = false;
+  std::vector<Pixel> pending_clicks;
+  std::optional<std::array<double, 2>> left_down;   // where the left button went down
+  std::optional<std::array<double, 2>> right_down;  // where the right button went down
+  bool right_released = false;
   // The last poll's input.
   std::vector<Key> presses;
+  std::vector<Pixel> clicks;
+  std::optional<MouseDrag> right_drag;
   double orbit[2] = {0, 0};
   double pan[2] = {0, 0};
   double wheel = 0;
@@ -107,13 +115,15 @@ struct Window::Impl {
     if (state.have_cursor) {
       const double dx = x - state.cursor[0];
       const double dy = y - state.cursor[1];
-      if (glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS) {
-        state.pending_orbit[0] += dx;
-        state.pending_orbit[1] += dy;
-      } else if (glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_RIGHT) == GLFW_PRESS ||
-                 glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS) {
+      const bool left = glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_LEFT) == GLFW_PRESS;
+      const bool shift = glfwGetKey(window, GLFW_KEY_LEFT_SHIFT) == GLFW_PRESS ||
+                         glfwGetKey(window, GLFW_KEY_RIGHT_SHIFT) == GLFW_PRESS;
+      if (glfwGetMouseButton(window, GLFW_MOUSE_BUTTON_MIDDLE) == GLFW_PRESS || (left && shift)) {
         state.pending_pan[0] += dx;
         state.pending_pan[1] += dy;
+      } else if (left) {
+        state.pending_orbit[0] += dx;
+        state.pending_orbit[1] += dy;
       }
     }
     state.cursor[0] = x;
@@ -122,6 +132,43 @@ struct Window::Impl {
   }
 
   static void on_scroll(GLFWwindow* window, double, double y) { of(window).pending_wheel += y; }
+
+  static void on_button(GLFWwindow* window, int button, int action, int) {
+    Impl& state = of(window);
+    double x = 0;
+    double y = 0;
+    glfwGetCursorPos(window, &x, &y);
+    const std::array<double, 2> at = {x, y};
+    if (button == GLFW_MOUSE_BUTTON_LEFT) {
+      if (action == GLFW_PRESS) {
+        state.left_down = state.mouse_claimed() ? std::nullopt : std::optional(at);
+      } else if (state.left_down) {
+        const auto [from_x, from_y] = *std::exchange(state.left_down, std::nullopt);
+        if (std::abs(x - from_x) <= kClickSlop && std::abs(y - from_y) <= kClickSlop)
+          state.pending_clicks.push_back(state.to_pixel(at));
+      }
+    } else if (button == GLFW_MOUSE_BUTTON_RIGHT) {
+      if (action == GLFW_PRESS) {
+        state.right_down = state.mouse_claimed() ? std::nullopt : std::optional(at);
+      } else if (state.right_down) {
+        state.right_released = true;
+      }
+    }
+  }
+
+  // A point in screen units (GLFW's cursor) in framebuffer pixels (they differ on high-DPI
+  // screens).
+  Pixel to_pixel(const std::array<double, 2>& at) const {
+    int width = 0;
+    int height = 0;
+    int pixels_wide = 0;
+    int pixels_high = 0;
+    glfwGetWindowSize(window, &width, &height);
+    glfwGetFramebufferSize(window, &pixels_wide, &pixels_high);
+    const double scale_x = width > 0 ? static_cast<double>(pixels_wide) / width : 1.0;
+    const double scale_y = height > 0 ? static_cast<double>(pixels_high) / height : 1.0;
+    return {static_cast<float>(at[0] * scale_x), static_cast<float>(at[1] * scale_y)};
+  }
 
   bool mouse_claimed() const { return wants_mouse && wants_mouse(); }
   bool keyboard_claimed() const { return wants_keyboard && wants_keyboard(); }
@@ -170,6 +217,7 @@ Window::Window(WindowOptions options) : impl_(std::make_unique<Impl>()) {
   glfwSetKeyCallback(window, Impl::on_key);
   glfwSetCursorPosCallback(window, Impl::on_cursor);
   glfwSetScrollCallback(window, Impl::on_scroll);
+  glfwSetMouseButtonCallback(window, Impl::on_button);
   const auto text = [](GLenum name) {
     const auto* value = reinterpret_cast<const char*>(glGetString(name));
     return std::string(value != nullptr ? value : "?");
@@ -206,6 +254,18 @@ void Window::poll_events() {
     state.pan[axis] = std::exchange(state.pending_pan[axis], 0.0);
   }
   state.wheel = std::exchange(state.pending_wheel, 0.0);
+  state.clicks = std::exchange(state.pending_clicks, {});
+  state.right_drag.reset();
+  if (state.right_down) {
+    double x = 0;
+    double y = 0;
+    glfwGetCursorPos(state.window, &x, &y);
+    state.right_drag = MouseDrag{.from = state.to_pixel(*state.right_down),
+                                 .to = state.to_pixel({x, y}),
+                                 .released = state.right_released};
+    if (state.right_released) state.right_down.reset();
+  }
+  state.right_released = false;
 }
 
 bool Window::should_close() const noexcept {
@@ -218,6 +278,14 @@ void Window::request_close() noexcept {
 
 const std::vector<Key>& Window::key_presses() const noexcept {
   return impl_->presses;
+}
+
+const std::vector<Pixel>& Window::clicks() const noexcept {
+  return impl_->clicks;
+}
+
+std::optional<MouseDrag> Window::right_drag() const noexcept {
+  return impl_->right_drag;
 }
 
 bool Window::key_down(Key key) const noexcept {

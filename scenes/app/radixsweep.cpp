@@ -3,6 +3,7 @@
 // screenshot and the profiler's history at the end; --info reports the build and the device.
 #include <CLI/CLI.hpp>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <deque>
 #include <fstream>
@@ -42,6 +43,8 @@ struct Options {
   std::string stats;
   int width = 1280;
   int height = 720;
+  std::vector<float> pick;    // x, y: a pixel whose ray picks an object
+  std::vector<float> region;  // x0, y0, x1, y1: a rectangle of pixels spanning a region
 };
 
 void print_row(std::string_view label, const std::string& value) {
@@ -154,8 +157,10 @@ class Demo {
                            {"1 2 3", "sort: CPU radix, four-way, Onesweep"},
                            {"F12", "screenshot"},
                            {"H, F1", "this help"},
+                           {"click", "pick an object (nothing: unpick)"},
+                           {"right drag", "a region (right click: none)"},
                            {"left drag, arrows, WASD", "orbit"},
-                           {"right drag", "pan"},
+                           {"middle drag, Shift + left drag", "pan"},
                            {"wheel, Page Up/Down, Q/E", "zoom"}};
     start_scene();
   }
@@ -177,6 +182,10 @@ class Demo {
       }
       apply_controls();
       if (!controls_.paused || std::exchange(controls_.step, false)) scene_->step(profiler_);
+      // --pick and --region ask at the frame the screenshot shows (a window's first).
+      if (frame + 1 == frames || (frames == 0 && frame == 0)) apply_pixel_options();
+      if (display_.window) handle_mouse(*display_.window);
+      highlight();
       renderer_.begin_frame(camera_);
       scene_->draw(renderer_, profiler_);
       const rsw::scenes::SceneStats counts = scene_->stats();
@@ -191,7 +200,10 @@ class Demo {
                      .sort_passes_total = counts.sort_passes_total,
                      .events = counts.events,
                      .found = counts.found,
-                     .lost = counts.lost},
+                     .lost = counts.lost,
+                     .picked = picked_ ? scene_->object_name(*picked_) : std::string(),
+                     .partners = names(partners_),
+                     .region = region_ ? with_count(in_region_.size(), "object") : std::string()},
                     controls_, renderer_);
       if (std::exchange(controls_.screenshot, false)) save_screenshot(frame);
       if (display_.window) {
@@ -221,6 +233,8 @@ class Demo {
     std::printf("scene:      %s, %zu objects, %s, %zu frames\n", scene_->name().data(),
                 counts.objects, std::string(rsw::to_string(scene_->backend())).c_str(), frames);
     std::printf("last frame: %zu candidates, %zu pairs\n", counts.candidates, counts.pairs);
+    if (!options_.pick.empty()) print_pick();
+    if (!options_.region.empty()) print_region();
     for (const rsw::StageStats& stage : profiler_.stats()) {
       std::printf("  %-13s median %8.3f ms   min %8.3f   max %8.3f\n", stage.name.c_str(),
                   stage.median_ms, stage.min_ms, stage.max_ms);
@@ -228,6 +242,140 @@ class Demo {
   }
 
  private:
+  // Objects the printed lists name before "and N more".
+  static constexpr std::size_t kNamed = 8;
+
+  // "pick 640,360: chair 12 at t = 14.25, 3 partners: chair 5, chair 77, ground"
+  void print_pick() const {
+    std::printf("pick %g,%g: ", options_.pick[0], options_.pick[1]);
+    if (!picked_) {
+      std::printf("nothing\n");
+      return;
+    }
+    std::printf("%s at t = %.3f, %s%s\n", scene_->object_name(*picked_).c_str(), picked_t_,
+                with_count(partners_.size(), "partner").c_str(), listed(partners_).c_str());
+  }
+
+  // "region 100,100,300,200: 42 objects: box 7, box 19, ..."
+  void print_region() const {
+    std::printf("region %g,%g,%g,%g: ", options_.region[0], options_.region[1], options_.region[2],
+                options_.region[3]);
+    if (!region_) {
+      std::printf("nothing under the rectangle to measure it by\n");
+      return;
+    }
+    std::printf("%s%s\n", with_count(in_region_.size(), "object").c_str(),
+                listed(in_region_).c_str());
+  }
+
+  // ": a, b, c and 5 more", or nothing for no objects.
+  std::string listed(const std::vector<std::uint32_t>& objects) const {
+    std::string text;
+    for (std::size_t k = 0; k < std::min(objects.size(), kNamed); ++k)
+      text += (k == 0 ? ": " : ", ") + scene_->object_name(objects[k]);
+    if (objects.size() > kNamed)
+      text += " and " + std::to_string(objects.size() - kNamed) + " more";
+    return text;
+  }
+
+  static std::string with_count(std::size_t count, const std::string& noun) {
+    return std::to_string(count) + " " + noun + (count == 1 ? "" : "s");
+  }
+
+  std::vector<std::string> names(const std::vector<std::uint32_t>& objects) const {
+    std::vector<std::string> named;
+    named.reserve(objects.size());
+    for (const std::uint32_t object : objects)
+      named.push_back(scene_->object_name(object));
+    return named;
+  }
+
+  // The ray from the camera through pixel (x, y) of the image.
+  rsw::render::CameraRay ray_through(float x, float y) const {
+    const rsw::render::RendererOptions& image = renderer_.options();
+    return camera_.ray_through(x, y, image.width, image.height);
+  }
+
+  // Picks what the ray through (x, y) meets first, or nothing.
+  void pick_at(float x, float y) {
+    picked_.reset();
+    if (const std::optional<rsw::scenes::ScenePick> hit = scene_->pick(ray_through(x, y))) {
+      picked_ = hit->object;
+      picked_t_ = hit->t;
+    }
+  }
+
+  // The region a rectangle of pixels spans: at the depth of what its first corner's ray
+  // picks (or of the camera's target), the box around the rectangle's corners there,
+  // reaching as far in depth as the rectangle is wide or high.
+  std::optional<rsw::physics::Aabb> region_under(rsw::render::Pixel from, rsw::render::Pixel to) {
+    const rsw::render::CameraRay start = ray_through(from[0], from[1]);
+    const rsw::render::CameraRay middle =
+        ray_through(0.5f * static_cast<float>(renderer_.options().width),
+                    0.5f * static_cast<float>(renderer_.options().height));
+    const auto dot = [](const std::array<float, 3>& a, const std::array<float, 3>& b) {
+      return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+    };
+    const std::array<float, 3>& forward = middle.direction;
+    float depth = camera_.distance;  // along the view axis
+    if (const std::optional<rsw::scenes::ScenePick> hit = scene_->pick(start))
+      depth = hit->t * dot(start.direction, forward);
+    if (!(depth > 0)) return std::nullopt;
+    std::array<std::array<float, 3>, 4> corners;
+    const rsw::render::Pixel pixels[4] = {from, {to[0], from[1]}, to, {from[0], to[1]}};
+    for (std::size_t c = 0; c < 4; ++c) {
+      const rsw::render::CameraRay ray = ray_through(pixels[c][0], pixels[c][1]);
+      const float t = depth / dot(ray.direction, forward);
+      for (std::size_t axis = 0; axis < 3; ++axis)
+        corners[c][axis] = ray.origin[axis] + t * ray.direction[axis];
+    }
+    const auto distance = [](const std::array<float, 3>& a, const std::array<float, 3>& b) {
+      return std::hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+    };
+    const float reach =
+        0.5f * std::max(distance(corners[0], corners[1]), distance(corners[1], corners[2]));
+    rsw::physics::Aabb region{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    for (const std::array<float, 3>& corner : corners) {
+      for (const float side : {-reach, reach}) {
+        const float point[3] = {corner[0] + side * forward[0], corner[1] + side * forward[1],
+                                corner[2] + side * forward[2]};
+        region.min = {std::min(region.min.x, point[0]), std::min(region.min.y, point[1]),
+                      std::min(region.min.z, point[2])};
+        region.max = {std::max(region.max.x, point[0]), std::max(region.max.y, point[1]),
+                      std::max(region.max.z, point[2])};
+      }
+    }
+    return region;
+  }
+
+  void apply_pixel_options() {
+    if (!options_.pick.empty()) pick_at(options_.pick[0], options_.pick[1]);
+    if (!options_.region.empty()) {
+      region_ = region_under({options_.region[0], options_.region[1]},
+                             {options_.region[2], options_.region[3]});
+    }
+  }
+
+  // A click picks (or unpicks); a right drag spans a region, a right click clears it.
+  void handle_mouse(const rsw::render::Window& window) {
+    for (const rsw::render::Pixel& click : window.clicks())
+      pick_at(click[0], click[1]);
+    if (const std::optional<rsw::render::MouseDrag> drag = window.right_drag()) {
+      const bool moved =
+          std::abs(drag->to[0] - drag->from[0]) > 2 || std::abs(drag->to[1] - drag->from[1]) > 2;
+      region_ = moved ? region_under(drag->from, drag->to) : std::nullopt;
+    }
+  }
+
+  // The picked object's partners and the region's objects of this step, highlighted.
+  void highlight() {
+    partners_.clear();
+    in_region_.clear();
+    if (picked_) partners_ = scene_->partners(*picked_);
+    if (region_) in_region_ = scene_->objects_in(*region_);
+    scene_->set_highlight({.picked = picked_, .partners = partners_, .in_region = in_region_});
+  }
+
   // What the process holds at a frame, for soak runs: host RSS and device memory in use.
   struct MemorySample {
     std::size_t frame = 0;
@@ -338,6 +486,8 @@ class Demo {
                    .backend = chosen_backend(),
                    .sort = chosen_sort()});
     camera_ = scene_->camera();
+    picked_.reset();
+    region_.reset();
     running_ = {controls_.scene, controls_.backend, controls_.sort};
     profiler_.reset();
     counts_.clear();
@@ -400,9 +550,38 @@ class Demo {
   std::array<int, 3> running_{};                // scene, backend and sort the scene runs with
   std::deque<rsw::scenes::SceneStats> counts_;  // the last kHistoryFrames frames
   std::vector<MemorySample> memory_;
+  // What the user picked and the region drawn, and what they hold at this step.
+  std::optional<std::uint32_t> picked_;
+  float picked_t_ = 0;
+  std::optional<rsw::physics::Aabb> region_;
+  std::vector<std::uint32_t> partners_;
+  std::vector<std::uint32_t> in_region_;
 };
 
+// --pick and --region name pixels of the image: each x below its width, each y its height.
+void check_pixels(const Options& options) {
+  const auto check = [&](const std::vector<float>& values, const char* flag) {
+    for (std::size_t k = 0; k + 1 < values.size(); k += 2) {
+      if (values[k] < static_cast<float>(options.width) &&
+          values[k + 1] < static_cast<float>(options.height)) {
+        continue;
+      }
+      std::string given;
+      for (const float value : values)
+        given += (given.empty() ? "" : ",") + CLI::detail::to_string(value);
+      throw rsw::Error(
+          rsw::ErrorKind::InvalidArgument,
+          std::string(flag) + " " + given + ": pixel " + CLI::detail::to_string(values[k]) + "," +
+              CLI::detail::to_string(values[k + 1]) + " lies outside the " +
+              std::to_string(options.width) + "x" + std::to_string(options.height) + " image");
+    }
+  };
+  check(options.pick, "--pick");
+  check(options.region, "--region");
+}
+
 int run_demo(Options options) {
+  check_pixels(options);
   Display display;
   open_display(options, display);
   std::printf("%s\n", display.description.c_str());
@@ -491,6 +670,18 @@ int main(int argc, char** argv) {
   app.add_option("--height", options.height, "Image height in pixels")
       ->check(CLI::Range(1, 16384))
       ->capture_default_str();
+  app.add_option("--pick", options.pick,
+                 "Pick what the ray through pixel X,Y (from the top left) meets at the last "
+                 "frame, highlight it and its partners, and print them")
+      ->delimiter(',')
+      ->expected(2)
+      ->check(rsw::cli::finite_range(0, 16384));
+  app.add_option("--region", options.region,
+                 "Highlight the objects in the region the pixel rectangle X0,Y0,X1,Y1 spans at "
+                 "the last frame, and print them")
+      ->delimiter(',')
+      ->expected(4)
+      ->check(rsw::cli::finite_range(0, 16384));
   app.set_version_flag("--version", "RadixSweep " + std::string(rsw::build_info::kVersion));
 
   return rsw::cli::run_program(app, argc, argv, [&] {

@@ -126,6 +126,15 @@ class BoxesScene final : public SceneBase<kArrays> {
   }
 
  private:
+  std::string_view object_kind() const noexcept override { return "box"; }
+  physics::Aabb object_box(std::uint32_t object) override {
+    if (!on_gpu()) {
+      return {{host_[9][object], host_[10][object], host_[11][object]},
+              {host_[12][object], host_[13][object], host_[14][object]}};
+    }
+    return box_at({array(9), array(10), array(11), array(12), array(13), array(14)}, object);
+  }
+
   // The state where the backend keeps it.
   BoxField field() {
     BoxField view{};

@@ -94,6 +94,11 @@ class ChairSceneBase : public SceneBase<kChairArrays> {
 
   void upload_rest() override { device_bounds_.resize(count_); }
 
+  std::string_view object_kind() const noexcept override { return "chair"; }
+  physics::Aabb object_box(std::uint32_t object) override {
+    return box_in(host_bounds_, device_bounds_, object);
+  }
+
   physics::RigidWorld bodies_;
   physics::AabbStore host_bounds_;
   physics::DeviceAabbStore device_bounds_;

@@ -11,7 +11,9 @@
 #include <cmath>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "chair_scene_base.hpp"
@@ -94,7 +96,76 @@ class ChairsScene final : public ChairSceneBase {
     draw_chairs(renderer, state);
   }
 
+  // Picking asks the contacts' World, which holds the ground too (object count_).
+  std::optional<ScenePick> pick(const render::CameraRay& ray) override {
+    if (!contacts_ready()) return std::nullopt;
+    const physics::Ray cast = to_ray(ray);
+    const std::span<const physics::RayHit> hits = contacts_->raycast(std::span(&cast, 1));
+    if (hits.empty()) return std::nullopt;
+    return ScenePick{object_of(hits[0].proxy), hits[0].t};
+  }
+
+  std::vector<std::uint32_t> partners(std::uint32_t object) override {
+    check_object(object);
+    if (!contacts_ready()) return {};
+    const physics::Aabb box = object == count_ ? ground_box() : world_box(object);
+    return proxies_in(box, object);
+  }
+
+  std::vector<std::uint32_t> objects_in(const physics::Aabb& region) override {
+    check_region(region);
+    if (!contacts_ready()) return {};
+    return proxies_in(region, objects());
+  }
+
+  physics::Aabb box_of(std::uint32_t object) override {
+    check_object(object);
+    if (!contacts_ready()) {
+      throw Error(ErrorKind::InvalidArgument, "chairs scene: no boxes before the first step");
+    }
+    return object == count_ ? ground_box() : world_box(object);
+  }
+
+  std::string object_name(std::uint32_t object) const override {
+    return object == count_ ? std::string("ground") : ChairSceneBase::object_name(object);
+  }
+
  private:
+  std::uint32_t objects() const noexcept override { return count_ + 1; }
+
+  // The ground's box: a slab under the pile, reaching well past it.
+  physics::Aabb ground_box() const {
+    const float floor = 2.0f * half_width_ + 4.0f;
+    return {{-floor, -1, -floor}, {floor, 0, floor}};
+  }
+
+  // Chair i's box at the contacts' last step.
+  physics::Aabb world_box(std::uint32_t chair) const {
+    if (!on_gpu()) return boxes_[chair];
+    physics::Aabb box;
+    rsw::detail::copy_device_to_host(&box, device_boxes_.data() + chair, sizeof box, stream());
+    synchronize(stream());
+    return box;
+  }
+
+  // The object a proxy of the contacts' World stands for.
+  std::uint32_t object_of(physics::ProxyId proxy) const {
+    const auto found = objects_by_proxy_.find(proxy);
+    return found != objects_by_proxy_.end() ? found->second : count_;
+  }
+
+  // The objects whose boxes overlap `region` at the World's last step, rising, `except` left
+  // out.
+  std::vector<std::uint32_t> proxies_in(const physics::Aabb& region, std::uint32_t except) {
+    std::vector<std::uint32_t> found;
+    for (const physics::QueryHit& hit : contacts_->query(std::span(&region, 1))) {
+      const std::uint32_t object = object_of(hit.proxy);
+      if (object != except) found.push_back(object);
+    }
+    std::ranges::sort(found);
+    return found;
+  }
+
   // The chairs in a grid of square layers about ten deep, each layer shifted half a spacing
   // from the one below; each chair turned about y at random and tipped a little, at rest.
   void drop(std::mt19937& generator) {
@@ -160,9 +231,13 @@ class ChairsScene final : public ChairSceneBase {
       }
     }
     if (fresh) {
-      const float floor = 2.0f * half_width_ + 4.0f;
-      contacts_->create(physics::Aabb{{-floor, -1, -floor}, {floor, 0, floor}},
-                        {.motion = physics::Motion::Static});
+      contacts_->create(ground_box(), {.motion = physics::Motion::Static});
+      // Which chair each proxy is, for picking.
+      const std::vector<physics::ProxyId> chairs =
+          on_gpu() ? device_proxies_.to_vector(stream()) : proxies_;
+      objects_by_proxy_.clear();
+      for (std::uint32_t i = 0; i < count_; ++i)
+        objects_by_proxy_.emplace(chairs[i], i);
     }
     contacts_->step();
     found_ = fresh ? 0 : contacts_->stats().found;
@@ -190,6 +265,7 @@ class ChairsScene final : public ChairSceneBase {
   Backend contacts_backend_ = Backend::Cpu;
   std::vector<physics::Aabb> boxes_;
   std::vector<physics::ProxyId> proxies_;
+  std::unordered_map<physics::ProxyId, std::uint32_t> objects_by_proxy_;
   std::vector<float> flash_;
   DeviceBuffer<physics::Aabb> device_boxes_;
   DeviceBuffer<physics::ProxyId> device_proxies_;

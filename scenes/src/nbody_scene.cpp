@@ -81,8 +81,9 @@ class NBodyScene final : public SphereScene {
   void draw(render::Renderer& renderer, StageProfiler& profiler) override {
     auto timer = profiler.time("render", backend(), stream());
     if (on_gpu()) {
-      write_sprites_on_gpu(field(), display_radius_, renderer.map_spheres(count_, stream()).data,
-                           stream());
+      render::SphereInstance* out = renderer.map_spheres(count_, stream()).data;
+      write_sprites_on_gpu(field(), display_radius_, out, stream());
+      paint_highlights(out, count_);
       renderer.draw_mapped_spheres();
       return;
     }
@@ -90,10 +91,13 @@ class NBodyScene final : public SphereScene {
     const BodyField host = field();
     for (std::uint32_t i = 0; i < count_; ++i)
       sprites_[i] = body_sprite(host, i, display_radius_);
+    paint_highlights(sprites_.data(), count_);
     renderer.draw_spheres(sprites_);
   }
 
  private:
+  std::string_view object_kind() const noexcept override { return "body"; }
+
   // Cores at rest in their galaxy's frame, disk bodies on circular orbits at radii uniform in
   // area, with a little thickness; the galaxies start apart, falling past each other.
   void make_galaxies(std::uint32_t seed) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <random>
 #include <string>
@@ -102,7 +103,9 @@ class ParticlesScene final : public SphereScene {
     }
     renderer.draw_height_field();
     if (on_gpu()) {
-      write_particle_sprites_on_gpu(field(), renderer.map_spheres(count_, stream()).data, stream());
+      render::SphereInstance* out = renderer.map_spheres(count_, stream()).data;
+      write_particle_sprites_on_gpu(field(), out, stream());
+      paint_highlights(out, count_);
       renderer.draw_mapped_spheres();
       return;
     }
@@ -110,10 +113,60 @@ class ParticlesScene final : public SphereScene {
     const ParticleField host = field();
     for (std::uint32_t i = 0; i < count_; ++i)
       sprites_[i] = particle_sprite(host, i);
+    paint_highlights(sprites_.data(), count_);
     renderer.draw_spheres(sprites_);
   }
 
  private:
+  std::string_view object_kind() const noexcept override { return "particle"; }
+
+  // The ray ends where it first goes below the landscape (what lies behind a hill is hidden):
+  // marched in steps of a quarter cell over the stretch above the landscape's square, then
+  // bisected.
+  physics::Ray physics_ray(const render::CameraRay& camera_ray) const override {
+    physics::Ray ray = to_ray(camera_ray);
+    float enter = 0;
+    float leave = std::numeric_limits<float>::infinity();
+    const float origin[2] = {ray.origin.x, ray.origin.z};
+    const float direction[2] = {ray.direction.x, ray.direction.z};
+    for (int axis = 0; axis < 2; ++axis) {
+      if (direction[axis] == 0.0f) {
+        if (std::abs(origin[axis]) > half_extent_) return ray;  // never over the square
+        continue;
+      }
+      const float near = (-half_extent_ - origin[axis]) / direction[axis];
+      const float far = (half_extent_ - origin[axis]) / direction[axis];
+      enter = std::max(enter, std::min(near, far));
+      leave = std::min(leave, std::max(near, far));
+    }
+    // Rising past the highest sample, or having sunk to the lowest, it has been below or
+    // never will be.
+    const auto [lowest, highest] = std::ranges::minmax(heights_);
+    if (ray.direction.y > 0.0f) leave = std::min(leave, (highest - ray.origin.y) / ray.direction.y);
+    if (ray.direction.y < 0.0f) leave = std::min(leave, (lowest - ray.origin.y) / ray.direction.y);
+    if (!(leave < std::numeric_limits<float>::infinity())) return ray;  // no direction
+    const Landscape land{heights_.data(), kLandscapeSamples, kLandscapeSamples, half_extent_};
+    const auto below = [&](float t) {
+      float slope_x = 0;
+      float slope_z = 0;
+      const float x = ray.origin.x + t * ray.direction.x;
+      const float z = ray.origin.z + t * ray.direction.z;
+      return ray.origin.y + t * ray.direction.y < landscape_height(land, x, z, slope_x, slope_z);
+    };
+    const float step = 0.5f * half_extent_ / static_cast<float>(kLandscapeSamples - 1);
+    for (float t = enter; t <= leave + step; t += step) {
+      if (!below(t)) continue;
+      float above = std::max(t - step, enter);
+      for (int halving = 0; halving < 20; ++halving) {
+        const float middle = 0.5f * (above + t);
+        (below(middle) ? t : above) = middle;
+      }
+      ray.max_t = t;
+      break;
+    }
+    return ray;
+  }
+
   // The particles start at rest as a jittered block above the middle of the landscape: rows
   // of at most 80% of its width, at least four layers deep.
   void pour(std::mt19937& generator) {

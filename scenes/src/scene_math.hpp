@@ -2,6 +2,7 @@
 // rounding that the GPU reproduces bit for bit, and the bodies' motion.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "rsw/engine/host_device.hpp"
@@ -49,6 +50,20 @@ RSW_HOST_DEVICE inline void kick_drift(const Motion& motion, std::uint32_t i, fl
 
 /// kick_drift() for every body on the GPU, queued on `stream` (cuda/scene_kernels.cu).
 void kick_drift_on_gpu(const Motion& motion, float h, float dt, StreamHandle stream);
+/// A highlight: instance `index` drawn in `colour` (linear RGB) instead of its own.
+struct Paint {
+  std::uint32_t index;
+  float colour[3];
+};
+
+/// Paints `count` paints into the instance records at `records` (device memory: `instances`
+/// records of `stride` bytes, each with its colour's three floats `colour_offset` bytes in),
+/// queued on `stream`; paints of indices past the instances are left out
+/// (cuda/scene_kernels.cu).
+void paint_instances_on_gpu(void* records, std::size_t stride, std::size_t colour_offset,
+                            std::uint32_t instances, const Paint* paints, std::size_t count,
+                            StreamHandle stream);
+
 /// kick_drift() for every body on the CPU.
 inline void kick_drift_on_cpu(const Motion& motion, float h, float dt) {
   for (std::uint32_t i = 0; i < motion.count; ++i)

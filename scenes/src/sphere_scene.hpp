@@ -79,6 +79,10 @@ class SphereScene : public SceneBase<11> {
 
   void upload_rest() override { device_bounds_.resize(count_); }
 
+  physics::Aabb object_box(std::uint32_t object) override {
+    return box_in(host_bounds_, device_bounds_, object);
+  }
+
   physics::ContactOptions contact_options_;
 
  private:

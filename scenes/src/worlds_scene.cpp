@@ -7,9 +7,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <numbers>
+#include <optional>
 #include <random>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "chair_scene_base.hpp"
@@ -78,7 +82,101 @@ class WorldsScene final : public ChairSceneBase {
     draw_chairs(renderer, field());
   }
 
+  // Each world is drawn on its tile, moved from where the broad phase has it: a ray is cast
+  // in each tile it crosses, moved back by the tile's offset and asked of that world alone,
+  // nearest tile first, until the tiles (with room for chairs that strayed) lie beyond the
+  // nearest hit.
+  std::optional<ScenePick> pick(const render::CameraRay& ray) override {
+    if (!stepped()) return std::nullopt;
+    std::vector<std::pair<float, std::uint32_t>> crossed;  // (where the ray enters, world)
+    for (std::uint32_t world = 0; world < worlds_; ++world) {
+      if (const std::optional<float> t = enters_tile(ray, world)) crossed.emplace_back(*t, world);
+    }
+    std::ranges::sort(crossed);
+    std::optional<ScenePick> nearest;
+    for (const auto& [enter, world] : crossed) {
+      if (nearest && enter > nearest->t) break;
+      const physics::Ray cast = moved(to_ray(ray), world);
+      const std::span<const physics::BoxRayHit> hits =
+          broad_phase_.raycast(std::span(&cast, 1), {.world = world});
+      if (!hits.empty() && (!nearest || hits[0].t < nearest->t))
+        nearest = ScenePick{hits[0].box, hits[0].t};
+    }
+    return nearest;
+  }
+
+  // A region is asked of each world whose tile it reaches into, moved back by its offset.
+  std::vector<std::uint32_t> objects_in(const physics::Aabb& region) override {
+    check_region(region);
+    std::vector<std::uint32_t> found;
+    if (!stepped()) return found;
+    const float reach = kTilePitch;  // a tile and half a tile around it
+    for (std::uint32_t world = 0; world < worlds_; ++world) {
+      float offset[2];
+      tile_offset(world, columns_, kTilePitch, offset);
+      if (region.max.x < offset[0] - reach || region.min.x > offset[0] + reach ||
+          region.max.z < offset[1] - reach || region.min.z > offset[1] + reach) {
+        continue;
+      }
+      physics::Aabb in_world = region;
+      in_world.min.x -= offset[0];
+      in_world.max.x -= offset[0];
+      in_world.min.z -= offset[1];
+      in_world.max.z -= offset[1];
+      for (const physics::BoxQueryHit& hit :
+           broad_phase_.query(std::span(&in_world, 1), {.world = world})) {
+        found.push_back(hit.box);
+      }
+    }
+    std::ranges::sort(found);
+    return found;
+  }
+
  private:
+  physics::Aabb drawn(const physics::Aabb& box, std::uint32_t object) const override {
+    float offset[2];
+    tile_offset(world_ids_[object], columns_, kTilePitch, offset);
+    return {{box.min.x + offset[0], box.min.y, box.min.z + offset[1]},
+            {box.max.x + offset[0], box.max.y, box.max.z + offset[1]}};
+  }
+
+  physics::QueryOptions partner_options(std::uint32_t object) const override {
+    return {.world = world_ids_[object]};
+  }
+
+  // Where `ray` enters the column over world w's tile and half a tile around it (where its
+  // chairs may stray), at any height, if it does.
+  std::optional<float> enters_tile(const render::CameraRay& ray, std::uint32_t world) const {
+    float offset[2];
+    tile_offset(world, columns_, kTilePitch, offset);
+    float enter = 0;
+    float leave = std::numeric_limits<float>::infinity();
+    const float origin[2] = {ray.origin[0] - offset[0], ray.origin[2] - offset[1]};
+    const float direction[2] = {ray.direction[0], ray.direction[2]};
+    for (int axis = 0; axis < 2; ++axis) {
+      const float half = kTilePitch;
+      if (direction[axis] == 0.0f) {
+        if (std::abs(origin[axis]) > half) return std::nullopt;
+        continue;
+      }
+      const float near = (-half - origin[axis]) / direction[axis];
+      const float far = (half - origin[axis]) / direction[axis];
+      enter = std::max(enter, std::min(near, far));
+      leave = std::min(leave, std::max(near, far));
+    }
+    if (enter > leave) return std::nullopt;
+    return enter;
+  }
+
+  // `ray` moved from world w's tile to where the broad phase has the world.
+  physics::Ray moved(physics::Ray ray, std::uint32_t world) const {
+    float offset[2];
+    tile_offset(world, columns_, kTilePitch, offset);
+    ray.origin.x -= offset[0];
+    ray.origin.z -= offset[1];
+    return ray;
+  }
+
   // Each world's chairs in two layers of three around the world's centre, the upper layer
   // turned a sixth of a circle from the lower, each chair shifted, turned and tipped at random.
   void drop(std::mt19937& generator) {

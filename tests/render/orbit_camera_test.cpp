@@ -80,4 +80,36 @@ TEST(OrbitCamera, PanMovesTheTargetInTheViewPlane) {
   EXPECT_NEAR(camera.target[2], 2, 1e-5);
 }
 
+// A pixel's ray passes through what the pixel shows: points along the rays through pixels
+// across the image project back onto those pixels, and the middle pixel's ray hits the target.
+TEST(OrbitCamera, APixelsRayProjectsBackOntoThePixel) {
+  const OrbitCamera camera{
+      .target = {1, -2, 3}, .distance = 7, .yaw_degrees = 40, .pitch_degrees = 25};
+  const int width = 320;
+  const int height = 200;
+  const float aspect = static_cast<float>(width) / static_cast<float>(height);
+  const rsw::render::CameraRay middle = camera.ray_through(160, 100, width, height);
+  for (int axis = 0; axis < 3; ++axis) {
+    EXPECT_NEAR(middle.origin[static_cast<std::size_t>(axis)],
+                camera.eye()[static_cast<std::size_t>(axis)], 1e-5);
+    EXPECT_NEAR(middle.origin[static_cast<std::size_t>(axis)] +
+                    7 * middle.direction[static_cast<std::size_t>(axis)],
+                camera.target[static_cast<std::size_t>(axis)], 1e-4);
+  }
+  for (const auto [x, y] :
+       {std::array<float, 2>{0.5f, 0.5f}, {319.5f, 0.5f}, {12.5f, 180.5f}, {250, 150}}) {
+    const rsw::render::CameraRay ray = camera.ray_through(x, y, width, height);
+    const float length = std::hypot(ray.direction[0], ray.direction[1], ray.direction[2]);
+    EXPECT_NEAR(length, 1, 1e-5);
+    for (const float t : {1.0f, 20.0f}) {
+      const std::array<float, 4> point = {ray.origin[0] + t * ray.direction[0],
+                                          ray.origin[1] + t * ray.direction[1],
+                                          ray.origin[2] + t * ray.direction[2], 1};
+      const auto clip = transform(camera.projection(aspect), transform(camera.view(), point));
+      EXPECT_NEAR((clip[0] / clip[3] + 1) / 2 * width, x, 1e-2) << x << ", " << y << " at " << t;
+      EXPECT_NEAR((1 - clip[1] / clip[3]) / 2 * height, y, 1e-2) << x << ", " << y << " at " << t;
+    }
+  }
+}
+
 }  // namespace

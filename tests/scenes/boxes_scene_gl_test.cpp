@@ -1,8 +1,10 @@
 // The boxes scene drawn headless (llvmpipe in CI): its boxes cover part of the image and
-// leave the background elsewhere.
+// leave the background elsewhere; a picked box is drawn in the highlight colour.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "../render/headless_gl_fixture.hpp"
@@ -30,6 +32,36 @@ TEST_F(BoxesSceneGl, DrawsItsBoxes) {
   EXPECT_GT(share, 0.05) << "the boxes";
   EXPECT_LT(share, 0.9) << "and the background around them";
   EXPECT_TRUE(profiler.stats("render").has_value());
+}
+
+// The box a pixel's ray picks is what the pixel shows: highlighted, the pixel turns magenta.
+TEST_F(BoxesSceneGl, APickedBoxIsDrawnHighlighted) {
+  std::unique_ptr<rsw::scenes::Scene> scene = rsw::scenes::make_scene("boxes");
+  scene->reset({.count = 2000, .seed = 2, .backend = rsw::Backend::Cpu});
+  rsw::StageProfiler profiler;
+  scene->step(profiler);
+  constexpr int kWidth = 160;
+  constexpr int kHeight = 120;
+  rsw::render::Renderer renderer({.width = kWidth, .height = kHeight, .background = {0, 0, 0}});
+  const rsw::render::OrbitCamera camera = scene->camera();
+  const auto pixel = [&] {
+    renderer.begin_frame(camera);
+    scene->draw(renderer, profiler);
+    const std::vector<std::uint8_t> rgba = renderer.read_rgba();
+    const std::size_t at = (static_cast<std::size_t>(kHeight / 2) * kWidth + kWidth / 2) * 4;
+    return std::array<int, 3>{rgba[at], rgba[at + 1], rgba[at + 2]};
+  };
+  const std::array<int, 3> before = pixel();
+  const std::optional<rsw::scenes::ScenePick> picked =
+      scene->pick(camera.ray_through(kWidth / 2 + 0.5f, kHeight / 2 + 0.5f, kWidth, kHeight));
+  ASSERT_TRUE(picked) << "the middle of the scene is full of boxes";
+  scene->set_highlight({.picked = picked->object});
+  const std::array<int, 3> after = pixel();
+  EXPECT_GT(after[0], 2 * after[1]) << "red over green";
+  EXPECT_GT(after[2], 2 * after[1]) << "blue over green";
+  EXPECT_NE(after, before);
+  scene->set_highlight({});
+  EXPECT_EQ(pixel(), before);
 }
 
 }  // namespace

@@ -38,6 +38,10 @@ void flash_chairs_on_gpu(float*, std::uint32_t, float, DeviceSpan<const physics:
 void kick_drift_on_gpu(const Motion&, float, float, StreamHandle) {
   no_gpu();
 }
+void paint_instances_on_gpu(void*, std::size_t, std::size_t, std::uint32_t, const Paint*,
+                            std::size_t, StreamHandle) {
+  no_gpu();
+}
 void write_sprites_on_gpu(const BodyField&, float, render::SphereInstance*, StreamHandle) {
   no_gpu();
 }

@@ -11,6 +11,12 @@ namespace rsw::render {
 /// A column-major 4x4 matrix, as OpenGL takes it.
 using Matrix4 = std::array<float, 16>;
 
+/// A ray from the eye into the scene: the points origin + t * direction for t >= 0.
+struct CameraRay {
+  std::array<float, 3> origin = {0, 0, 0};     ///< the eye
+  std::array<float, 3> direction = {0, 0, 1};  ///< unit length
+};
+
 /// A camera on a sphere around `target`, looking at it, with +y up.
 struct OrbitCamera {
   std::array<float, 3> target = {0, 0, 0};  ///< the point looked at, in world units
@@ -27,6 +33,9 @@ struct OrbitCamera {
   RSW_API Matrix4 view() const noexcept;
   /// View to clip transform for a viewport of this width / height.
   RSW_API Matrix4 projection(float aspect) const noexcept;
+  /// The ray from the eye through the point (x, y) of a width x height image, in pixels from
+  /// its top left corner (a pixel's centre is at + 0.5): what the pixel shows lies on it.
+  RSW_API CameraRay ray_through(float x, float y, int width, int height) const noexcept;
   /// Turns the camera by mouse motion: yaw by `right`, pitch by `up` degrees, pitch kept
   /// within +-89 degrees.
   RSW_API void orbit(float right, float up) noexcept;

@@ -47,6 +47,9 @@ struct OverlayStats {
   bool events = false;         ///< the scene reports contacts (a physics::World's events)
   std::size_t found = 0;       ///< contacts that began at the last step
   std::size_t lost = 0;        ///< contacts that ended at the last step
+  std::string picked;          ///< the picked object's name ("chair 12"), empty when none
+  std::vector<std::string> partners;  ///< the names of the objects overlapping it
+  std::string region;                 ///< what a region holds ("412 objects"), empty when none
 };
 
 /// The demo's controls, edited by the overlay; the application acts on them. The three

@@ -20,6 +20,7 @@
 #include <array>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,16 @@ enum class Key {
   ///@}
 };
 // clang-format on
+
+/// A point of the window's image, in framebuffer pixels from its top left corner.
+using Pixel = std::array<float, 2>;
+
+/// A drag of the right mouse button: where it was pressed and where the pointer is now.
+struct MouseDrag {
+  Pixel from = {0, 0};
+  Pixel to = {0, 0};
+  bool released = false;  ///< the button came up during the last poll: the drag is over
+};
 
 /// Setup of a Window.
 struct WindowOptions {
@@ -90,9 +101,16 @@ class RSW_API Window {
   /// Whether `key` is held down now.
   bool key_down(Key key) const noexcept;
   /// Moves `camera` by the last poll's input, unless the overlay took it: left drag orbits,
-  /// right or middle drag pans, the wheel zooms; arrows or W/A/S/D orbit and Page Up/Down or
-  /// Q/E zoom while held, at a rate independent of the frame rate.
+  /// middle drag (or left drag with Shift held) pans, the wheel zooms; arrows or W/A/S/D
+  /// orbit and Page Up/Down or Q/E zoom while held, at a rate independent of the frame rate.
+  /// The right button is the application's (right_drag()).
   void drive_camera(OrbitCamera& camera) const noexcept;
+  /// Where the left button was clicked during the last poll (pressed and released again
+  /// within a few pixels: not a drag), unless the overlay took the mouse.
+  const std::vector<Pixel>& clicks() const noexcept;
+  /// The right button's drag while it is held, and at the poll that saw it released; none
+  /// otherwise, or when it began over the overlay.
+  std::optional<MouseDrag> right_drag() const noexcept;
 
   /// Size of the drawable area in pixels (differs from the window size on high-DPI screens).
   std::array<int, 2> framebuffer_size() const noexcept;

@@ -9,12 +9,22 @@
 //     renderer.begin_frame(camera);
 //     scene->draw(renderer, profiler);
 //   }
+//
+// Picking asks the broad phase: a ray from the camera through a pixel (OrbitCamera::
+// ray_through) meets the objects' boxes, and the nearest is picked; its partners are the
+// objects whose boxes overlap its own now, and a region holds the objects whose boxes overlap
+// it. What set_highlight() names is drawn in highlight colours.
+//
+//   if (auto picked = scene->pick(camera.ray_through(x, y, width, height)))
+//     scene->set_highlight({.picked = picked->object, .partners =
+//     scene->partners(picked->object)});
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +32,7 @@
 #include "rsw/engine/api.hpp"
 #include "rsw/engine/backend.hpp"
 #include "rsw/engine/profiler.hpp"
+#include "rsw/physics/aabb.hpp"
 #include "rsw/render/orbit_camera.hpp"
 #include "rsw/render/renderer.hpp"
 #include "rsw/sort/sorter.hpp"
@@ -47,6 +58,19 @@ struct SceneStats {
   bool events = false;         ///< the scene keeps its bodies in a physics::World
   std::size_t found = 0;       ///< pairs that began overlapping at its last step
   std::size_t lost = 0;        ///< pairs that ended overlapping at its last step
+};
+
+/// The object a ray picked: the nearest whose box it enters.
+struct ScenePick {
+  std::uint32_t object = 0;  ///< see Scene::object_name()
+  float t = 0;               ///< where the ray enters its box, in units of the ray's direction
+};
+
+/// What a scene draws in highlight colours: objects by number (Scene::object_name()).
+struct SceneHighlight {
+  std::optional<std::uint32_t> picked;   ///< the picked object
+  std::vector<std::uint32_t> partners;   ///< the objects overlapping it
+  std::vector<std::uint32_t> in_region;  ///< the objects in a region
 };
 
 /// A simulation the demo runs and draws.
@@ -78,6 +102,26 @@ class RSW_API Scene {
   /// Draws the scene into the frame `renderer` has begun, timing it as "render". On the GPU
   /// the instances are written by a kernel into the renderer's buffers (CUDA-GL interop).
   virtual void draw(render::Renderer& renderer, StageProfiler& profiler) = 0;
+
+  /// The object whose box `ray` (in the scene as drawn) enters first, asked of the last
+  /// step's broad phase (or World); none before the first step, or when it meets none.
+  /// Objects are numbered 0 .. stats().objects - 1 as drawn, and a scene with fixed
+  /// geometry in its World (the chairs' ground) numbers it after them.
+  virtual std::optional<ScenePick> pick(const render::CameraRay& ray) = 0;
+  /// The objects whose boxes overlap `object`'s at the last step (its broad-phase pairs),
+  /// rising; throws rsw::Error (InvalidArgument) for a number that names no object.
+  virtual std::vector<std::uint32_t> partners(std::uint32_t object) = 0;
+  /// The objects whose boxes overlap `region` (in the scene as drawn) at the last step,
+  /// rising; throws rsw::Error (InvalidArgument) for a region that is not a valid box.
+  virtual std::vector<std::uint32_t> objects_in(const physics::Aabb& region) = 0;
+  /// `object`'s box at the last step, in the scene as drawn; throws rsw::Error
+  /// (InvalidArgument) for a number that names no object, or before the first step.
+  virtual physics::Aabb box_of(std::uint32_t object) = 0;
+  /// "chair 12", "box 4411", "ground": what the overlay calls an object.
+  virtual std::string object_name(std::uint32_t object) const = 0;
+  /// What draw() shows in highlight colours from now on (numbers past the scene's objects
+  /// are left out).
+  virtual void set_highlight(SceneHighlight highlight) = 0;
 };
 
 /// The scenes make_scene() knows, in the order the UI lists them.
