@@ -180,27 +180,68 @@ __global__ void key_regions(const Aabb* regions, std::uint32_t count, const Tree
 constexpr std::uint32_t kRegionRoom = 32;
 
 /// Thread i: region order[i] walked: its hit count into counts[q], and unless crowded its
-/// slots, sorted, into staged[q * kRegionRoom, ...); a crowded one into `crowded`.
+/// slots, sorted, into staged[q * kRegionRoom, ...); a crowded one into `crowded`. A warp
+/// walks its 32 regions (neighbours in the Morton order) together: it enters a node when any
+/// of them meets it, so each node is read once for the warp rather than once a region (the
+/// walks are bound by those reads), and each lane keeps the leaves its own region meets.
 __global__ void __launch_bounds__(kCastThreads)
     stage_overlaps(TreeView tree, const Aabb* regions, const std::uint32_t* order,
                    std::uint32_t count, LeafFilter filter, std::uint32_t* counts,
                    std::uint32_t* staged, std::uint32_t* crowded,
                    unsigned long long* crowded_count) {
+  constexpr unsigned int kAll = 0xFFFFFFFFu;
+  __shared__ std::uint32_t stacks[kCastThreads / 32][kTreeStack];
   const std::uint32_t i = blockIdx.x * kCastThreads + threadIdx.x;
-  if (i >= count) return;
-  const std::uint32_t q = order[i];
-  const TreeBounds region = bounds_of(regions[q]);
+  const bool active = i < count;
+  const std::uint32_t q = active ? order[i] : 0;
+  const TreeBounds region = active ? bounds_of(regions[q]) : TreeBounds::empty();
   std::uint32_t local[kRegionRoom] = {};
   std::uint32_t hits = 0;
-  every_overlap(tree, region, filter, [&](std::uint32_t slot) {
+  const auto keep = [&](const TreeLeaf& leaf) {
+    if (!filter.passes(leaf)) return;
     if (hits < kRegionRoom) {  // insertion: the slots kept sorted
       std::uint32_t at = hits;
-      for (; at > 0 && local[at - 1] > slot; --at)
+      for (; at > 0 && local[at - 1] > leaf.slot; --at)
         local[at] = local[at - 1];
-      local[at] = slot;
+      local[at] = leaf.slot;
     }
     ++hits;
-  });
+  };
+  if (tree.count == 1) {
+    if (bounds_overlap(region, tree.leaves[0].bounds)) keep(tree.leaves[0]);
+  } else if (tree.count > 1) {
+    // The warp's walk: the node in hand and the stack of those waiting are the same in
+    // every lane (the stack in shared memory, written by lane 0).
+    std::uint32_t* stack = stacks[threadIdx.x / 32];
+    const bool first_lane = threadIdx.x % 32 == 0;
+    int size = 0;
+    std::uint32_t node_index = 0;
+    for (;;) {
+      const TreeNode node = tree.nodes[node_index];
+      std::uint32_t next = kNoNode;
+      for (int side = 0; side < 2; ++side) {
+        const bool meets = bounds_overlap(region, node.child_bounds[side]);
+        if (__ballot_sync(kAll, meets) == 0) continue;
+        const std::uint32_t child = node.child[side];
+        if ((child & kLeafBit) != 0) {
+          if (meets) keep(tree.leaves[child & ~kLeafBit]);  // its box is the bounds met
+        } else if (next == kNoNode) {
+          next = child;
+        } else {
+          if (first_lane) stack[size] = child;
+          ++size;
+        }
+      }
+      if (next == kNoNode) {
+        __syncwarp();
+        if (size == 0) break;
+        next = stack[--size];
+        __syncwarp();  // read in every lane before lane 0 writes there again
+      }
+      node_index = next;
+    }
+  }
+  if (!active) return;
   counts[q] = hits;
   if (hits > kRegionRoom) {
     crowded[atomicAdd(crowded_count, 1ull)] = q;

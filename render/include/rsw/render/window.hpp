@@ -58,8 +58,8 @@ using Pixel = std::array<float, 2>;
 
 /// A drag of the right mouse button: where it was pressed and where the pointer is now.
 struct MouseDrag {
-  Pixel from = {0, 0};
-  Pixel to = {0, 0};
+  Pixel from = {0, 0};    ///< where the button went down
+  Pixel to = {0, 0};      ///< where the pointer is (or was, when released)
   bool released = false;  ///< the button came up during the last poll: the drag is over
 };
 
