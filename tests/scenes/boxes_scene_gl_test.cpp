@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "rsw/engine/profiler.hpp"
 #include "rsw/render/renderer.hpp"
 #include "rsw/scenes/scene.hpp"
+#include "rsw_test/cuda_device.hpp"
 
 namespace {
 
@@ -34,10 +36,11 @@ TEST_F(BoxesSceneGl, DrawsItsBoxes) {
   EXPECT_TRUE(profiler.stats("render").has_value());
 }
 
-// The box a pixel's ray picks is what the pixel shows: highlighted, the pixel turns magenta.
-TEST_F(BoxesSceneGl, APickedBoxIsDrawnHighlighted) {
+// The box a pixel's ray picks is what the pixel shows: highlighted, the pixel turns magenta,
+// on the CPU (host instances) and on the GPU (a kernel paints the mapped interop buffer).
+void expect_the_picked_box_drawn_highlighted(rsw::Backend backend) {
   std::unique_ptr<rsw::scenes::Scene> scene = rsw::scenes::make_scene("boxes");
-  scene->reset({.count = 2000, .seed = 2, .backend = rsw::Backend::Cpu});
+  scene->reset({.count = 2000, .seed = 2, .backend = backend});
   rsw::StageProfiler profiler;
   scene->step(profiler);
   constexpr int kWidth = 160;
@@ -55,13 +58,22 @@ TEST_F(BoxesSceneGl, APickedBoxIsDrawnHighlighted) {
   const std::optional<rsw::scenes::ScenePick> picked =
       scene->pick(camera.ray_through(kWidth / 2 + 0.5f, kHeight / 2 + 0.5f, kWidth, kHeight));
   ASSERT_TRUE(picked) << "the middle of the scene is full of boxes";
-  scene->set_highlight({.picked = picked->object});
+  scene->set_highlight({.picked = picked->object, .partners = {1999, 5000}});
   const std::array<int, 3> after = pixel();
   EXPECT_GT(after[0], 2 * after[1]) << "red over green";
   EXPECT_GT(after[2], 2 * after[1]) << "blue over green";
   EXPECT_NE(after, before);
   scene->set_highlight({});
   EXPECT_EQ(pixel(), before);
+}
+
+TEST_F(BoxesSceneGl, APickedBoxIsDrawnHighlighted) {
+  expect_the_picked_box_drawn_highlighted(rsw::Backend::Cpu);
+}
+
+TEST_F(BoxesSceneGl, APickedBoxIsDrawnHighlightedOnTheGpu) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  expect_the_picked_box_drawn_highlighted(rsw::Backend::Cuda);
 }
 
 }  // namespace

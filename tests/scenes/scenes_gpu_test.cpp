@@ -6,16 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstddef>
 #include <vector>
 
 #include "picking_checks.hpp"
 #include "rsw/engine/backend.hpp"
-#include "rsw/engine/device_buffer.hpp"
 #include "rsw/engine/profiler.hpp"
 #include "rsw/scenes/scene.hpp"
 #include "rsw_test/cuda_device.hpp"
-#include "scene_math.hpp"
 #include "scene_runs.hpp"
 
 namespace {
@@ -178,34 +175,6 @@ TEST(ScenePickingGpu, AgreesWithBruteForce) {
     scene->reset({.count = pick.count, .seed = 3, .backend = rsw::Backend::Cuda});
     rsw::scenes::testing::advance(*scene, pick.frames);
     EXPECT_GT(rsw::scenes::testing::check_picking(*scene, pick.rules, 12), 0);
-  }
-}
-
-// The highlights' kernel paints the colours of the instances it names, and no others (nor
-// past the instances).
-TEST(ScenePickingGpu, HighlightsPaintTheirInstancesAlone) {
-  RSW_REQUIRE_CUDA_DEVICE();
-  using rsw::render::BoxInstance;
-  using rsw::scenes::detail::Paint;
-  std::vector<BoxInstance> instances(37);
-  rsw::DeviceBuffer<BoxInstance> device;
-  device.upload(instances);
-  const std::vector<Paint> paints = {
-      {3, {1, 0, 0}}, {36, {0, 1, 0}}, {37, {0, 0, 1}}, {3, {0, 0, 1}}};
-  rsw::DeviceBuffer<Paint> device_paints;
-  device_paints.upload(paints);
-  rsw::scenes::detail::paint_instances_on_gpu(device.data(), sizeof(BoxInstance),
-                                              offsetof(BoxInstance, colour), 37,
-                                              device_paints.data(), 3, nullptr);
-  const std::vector<BoxInstance> painted = device.to_vector();
-  for (std::size_t i = 0; i < instances.size(); ++i) {
-    const float* expected = i == 3    ? paints[0].colour
-                            : i == 36 ? paints[1].colour
-                                      : instances[i].colour;
-    for (int channel = 0; channel < 3; ++channel)
-      EXPECT_EQ(painted[i].colour[channel], expected[channel]) << "instance " << i;
-    EXPECT_EQ(painted[i].colour[3], 1.0f);
-    EXPECT_EQ(painted[i].centre[0], instances[i].centre[0]);
   }
 }
 
