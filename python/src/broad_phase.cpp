@@ -1,0 +1,263 @@
+// radixsweep.BroadPhase, and the options' names and the stats' dicts that World shares.
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "rsw/engine/error.hpp"
+
+namespace rsw::python {
+
+rsw::Backend backend_named(const std::string& name) {
+  return rsw::parse_backend(name);
+}
+
+sort::Algorithm sort_named(const std::string& name) {
+  return sort::parse_algorithm(name);
+}
+
+namespace {
+
+// The option `value` of `option` among `names`, or the error naming the choices.
+template <class Enum, std::size_t kCount>
+Enum named(const char* option, const std::string& value,
+           const std::pair<const char*, Enum> (&names)[kCount]) {
+  std::string choices;
+  for (const auto& [name, choice] : names) {
+    if (value == name) return choice;
+    choices += (choices.empty() ? "" : ", ") + std::string(name);
+  }
+  throw rsw::Error(rsw::ErrorKind::InvalidArgument,
+                   std::string(option) + " '" + value + "': one of " + choices);
+}
+
+}  // namespace
+
+physics::SweepAxis axis_named(const std::string& name) {
+  static const std::pair<const char*, physics::SweepAxis> kNames[] = {
+      {"x", physics::SweepAxis::X},
+      {"y", physics::SweepAxis::Y},
+      {"z", physics::SweepAxis::Z},
+      {"largest_variance", physics::SweepAxis::LargestVariance}};
+  return named("axis", name, kNames);
+}
+
+physics::SweepMode mode_named(const std::string& name) {
+  static const std::pair<const char*, physics::SweepMode> kNames[] = {
+      {"cells", physics::SweepMode::Cells}, {"axis_sweep", physics::SweepMode::AxisSweep}};
+  return named("mode", name, kNames);
+}
+
+physics::InvalidBoxes invalid_boxes_named(const std::string& name) {
+  static const std::pair<const char*, physics::InvalidBoxes> kNames[] = {
+      {"reject", physics::InvalidBoxes::Reject}, {"exclude", physics::InvalidBoxes::Exclude}};
+  return named("invalid_boxes", name, kNames);
+}
+
+std::uint32_t world_named(const py::object& world) {
+  if (world.is_none()) return physics::kAllWorlds;
+  return world.cast<std::uint32_t>();
+}
+
+py::dict to_dict(const physics::BroadPhaseStats& stats) {
+  py::dict out;
+  out["backend"] = std::string(rsw::to_string(stats.backend));
+  out["boxes"] = stats.boxes;
+  out["excluded_boxes"] = stats.excluded_boxes;
+  out["candidates"] = stats.candidates;
+  out["cells"] = stats.cells;
+  out["cell_entries"] = stats.cell_entries;
+  out["pairs"] = stats.pairs;
+  out["sweep_axis"] = stats.sweep_axis;
+  out["sort_passes_run"] = stats.sort.passes_run;
+  out["sort_passes_skipped"] = stats.sort.passes_skipped;
+  out["upload_ms"] = stats.upload_ms;
+  out["keys_ms"] = stats.keys_ms;
+  out["sort_ms"] = stats.sort_ms;
+  out["list_ms"] = stats.list_ms;
+  out["sweep_ms"] = stats.sweep_ms;
+  out["pair_sort_ms"] = stats.pair_sort_ms;
+  out["download_ms"] = stats.download_ms;
+  out["total_ms"] = stats.total_ms;
+  return out;
+}
+
+py::dict to_dict(const physics::WorldStats& stats) {
+  py::dict out;
+  out["backend"] = std::string(rsw::to_string(stats.backend));
+  out["proxies"] = stats.proxies;
+  out["static_proxies"] = stats.static_proxies;
+  out["moving_proxies"] = stats.moving_proxies;
+  out["excluded_proxies"] = stats.excluded_proxies;
+  out["candidates"] = stats.candidates;
+  out["moving_pairs"] = stats.moving_pairs;
+  out["static_pairs"] = stats.static_pairs;
+  out["pairs"] = stats.pairs;
+  out["found"] = stats.found;
+  out["lost"] = stats.lost;
+  out["statics_listed"] = stats.statics_listed;
+  out["moving"] = to_dict(stats.moving);
+  out["upload_ms"] = stats.upload_ms;
+  out["statics_ms"] = stats.statics_ms;
+  out["moving_ms"] = stats.moving_ms;
+  out["query_ms"] = stats.query_ms;
+  out["pair_sort_ms"] = stats.pair_sort_ms;
+  out["events_ms"] = stats.events_ms;
+  out["total_ms"] = stats.total_ms;
+  return out;
+}
+
+namespace {
+
+// A BroadPhase and the arrays of its last update: its queries read them.
+struct PyBroadPhase {
+  physics::BroadPhase broad_phase;
+  rsw::Backend backend;
+  py::object boxes, categories, masks, worlds;
+
+  void update(const py::object& boxes_in, const py::object& categories_in,
+              const py::object& masks_in, const py::object& worlds_in) {
+    const ArrayView<physics::Aabb> view = boxes_from(boxes_in, "boxes");
+    const std::size_t count = view.values.size();
+    const ArrayView<std::uint32_t> category = uint32_from(categories_in, "categories", count);
+    const ArrayView<std::uint32_t> mask = uint32_from(masks_in, "masks", count);
+    const ArrayView<std::uint32_t> world = uint32_from(worlds_in, "worlds", count);
+    boxes = view.array;
+    categories = category.array;
+    masks = mask.array;
+    worlds = world.array;
+    py::gil_scoped_release unlocked;
+    broad_phase.update(view.values, {category.values, mask.values, world.values});
+  }
+};
+
+}  // namespace
+
+void bind_broad_phase(py::module_& module) {
+  py::class_<PyBroadPhase>(
+      module, "BroadPhase",
+      R"doc(The exact set of overlapping box pairs, frame after frame, by sweep-and-prune over boxes sorted
+with a radix sort, on the GPU or the CPU.
+
+    bp = radixsweep.BroadPhase(backend="auto")
+    bp.update(boxes)           # float32, (n, 6) or (n, 2, 3): min x, y, z, max x, y, z
+    pairs = bp.find_pairs()    # (m, 2) uint32, a < b, each pair once
+
+Boxes are closed: boxes that touch overlap. Each update() is one frame; the boxes are sorted
+in the last frame's order, so a scene that moves a little sorts fast. No pair is ever dropped.
+A box with NaN, an infinite coordinate or min > max is an InvalidArgumentError naming it
+(invalid_boxes="reject"), or pairs with nothing (invalid_boxes="exclude").
+)doc")
+      .def(py::init([](const std::string& backend, const std::string& sort, const std::string& mode,
+                       const std::string& axis, const std::string& invalid_boxes, bool sorted_pairs,
+                       bool group_by_world, bool stage_times, bool brute_force) {
+             const rsw::Backend resolved = rsw::resolve_backend(backend_named(backend));
+             return PyBroadPhase{
+                 physics::BroadPhase({.backend = resolved,
+                                      .brute_force = brute_force,
+                                      .sort = sort_named(sort),
+                                      .axis = axis_named(axis),
+                                      .mode = mode_named(mode),
+                                      .invalid_boxes = invalid_boxes_named(invalid_boxes),
+                                      .sorted_pairs = sorted_pairs,
+                                      .group_by_world = group_by_world,
+                                      .stage_times = stage_times}),
+                 resolved,
+                 {},
+                 {},
+                 {},
+                 {}};
+           }),
+           py::kw_only(), py::arg("backend") = "auto", py::arg("sort") = "auto",
+           py::arg("mode") = "cells", py::arg("axis") = "x", py::arg("invalid_boxes") = "reject",
+           py::arg("sorted_pairs") = false, py::arg("group_by_world") = false,
+           py::arg("stage_times") = true, py::arg("brute_force") = false,
+           R"doc(backend: "auto" (the GPU when a CUDA device is usable), "cpu" or "gpu".
+sort: the boxes' sort: "auto", "cpu", "fourway" or "onesweep".
+mode: "cells" (sweep inside the cells of a grid over the other axes) or "axis_sweep".
+axis: the sweep axis: "x", "y", "z" or "largest_variance".
+invalid_boxes: "reject" (an error) or "exclude" (such a box pairs with nothing).
+sorted_pairs: pairs sorted by (a, b); otherwise in the sweep's order (the set is the same).
+group_by_world: pairs sorted by (world, a, b), and world_pair_offsets() says where each begins.
+stage_times: time each stage for stats.
+brute_force: test every pair on the CPU, O(n^2): an oracle.
+)doc")
+      .def(
+          "update", &PyBroadPhase::update, py::arg("boxes"), py::arg("categories") = py::none(),
+          py::arg("masks") = py::none(), py::arg("worlds") = py::none(),
+          R"doc(One frame of `boxes` (float32, (n, 6) or (n, 2, 3)). Filter bits (uint32, one per box, or None):
+boxes a and b pair only if categories[a] & masks[b] and categories[b] & masks[a] are non-zero
+(defaults: category 1, mask 0xFFFFFFFF). worlds: boxes of different worlds never pair
+(ALL_WORLDS pairs with every world; default: all in world 0), for many small worlds in one
+frame. The arrays are read in place; query() and raycast() read them again.
+)doc")
+      .def(
+          "find_pairs",
+          [](PyBroadPhase& self) {
+            physics::PairView pairs;
+            {
+              py::gil_scoped_release unlocked;
+              pairs = self.broad_phase.find_pairs();
+            }
+            return pairs_to_numpy(pairs);
+          },
+          "The last frame's pairs: (m, 2) uint32 box indices, a < b, each pair once (a new "
+          "array).")
+      .def(
+          "world_pair_offsets",
+          [](PyBroadPhase& self) { return uint32_to_numpy(self.broad_phase.world_pair_offsets()); },
+          R"doc(With group_by_world: where each world's pairs begin in find_pairs(): world w's pairs are
+pairs[offsets[w]:offsets[w + 1]], one entry per world id up to the largest, and one more.
+Empty otherwise.
+)doc")
+      .def(
+          "query",
+          [](PyBroadPhase& self, const py::object& regions, std::uint32_t mask,
+             const py::object& world) {
+            const ArrayView<physics::Aabb> view = boxes_from(regions, "regions");
+            const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
+            std::span<const physics::BoxQueryHit> hits;
+            {
+              py::gil_scoped_release unlocked;
+              hits = self.broad_phase.query(view.values, options);
+            }
+            return box_query_hits_to_numpy(hits);
+          },
+          py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
+          py::arg("world") = py::none(),
+          R"doc(Every box of the last frame overlapping each region (float32, as boxes), whose category & mask
+is non-zero and, with `world`, in that world (or ALL_WORLDS): box_query_hit_dtype records
+(query, box), sorted by (query, box).
+)doc")
+      .def(
+          "raycast",
+          [](PyBroadPhase& self, const py::object& rays, bool all_hits, std::uint32_t mask,
+             const py::object& world) {
+            const ArrayView<physics::Ray> view = rays_from(rays, "rays");
+            const physics::RaycastOptions options{
+                .all_hits = all_hits, .mask = mask, .world = world_named(world)};
+            std::span<const physics::BoxRayHit> hits;
+            {
+              py::gil_scoped_release unlocked;
+              hits = self.broad_phase.raycast(view.values, options);
+            }
+            return box_ray_hits_to_numpy(hits);
+          },
+          py::arg("rays"), py::kw_only(), py::arg("all_hits") = false,
+          py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = py::none(),
+          R"doc(The box each ray (float32, (n, 7): origin, direction, max_t; or (n, 6) without an end) enters
+first within [0, max_t], the lowest index among boxes entered at the same t; a ray starting
+inside a box hits it at t = 0. With all_hits, every box along each ray, sorted by (ray, t, box).
+box_ray_hit_dtype records (ray, box, t). The test is the slab test in float32.
+)doc")
+      .def_property_readonly(
+          "stats", [](const PyBroadPhase& self) { return to_dict(self.broad_phase.stats()); },
+          "What the last frame did: counts, and times in milliseconds per stage.")
+      .def_property_readonly(
+          "backend",
+          [](const PyBroadPhase& self) { return std::string(rsw::to_string(self.backend)); },
+          "Where the frames run: 'cpu' or 'cuda' ('auto' resolved).");
+}
+
+}  // namespace rsw::python

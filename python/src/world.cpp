@@ -1,0 +1,207 @@
+// radixsweep.World: proxies behind handles, steps with found and lost pairs, queries.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "arrays.hpp"
+#include "bindings.hpp"
+#include "rsw/engine/error.hpp"
+
+namespace rsw::python {
+namespace {
+
+physics::Motion motion_named(const std::string& name) {
+  if (name == "moving") return physics::Motion::Moving;
+  if (name == "static") return physics::Motion::Static;
+  throw rsw::Error(rsw::ErrorKind::InvalidArgument, "motion '" + name + "': one of moving, static");
+}
+
+// A World and its backend ('auto' resolved).
+struct PyWorld {
+  physics::World world;
+  rsw::Backend backend;
+};
+
+}  // namespace
+
+void bind_world(py::module_& module) {
+  py::class_<PyWorld>(
+      module, "World",
+      R"doc(A persistent broad phase: proxies created, moved and destroyed between steps, each step's
+overlapping pairs and the pairs that began (found) and ended (lost) overlapping since the step
+before; region and ray queries.
+
+    world = radixsweep.World(backend="auto")
+    ground = world.create(np.array([-50, -1, -50, 50, 0, 50], np.float32), motion="static")
+    crates = world.create(boxes)          # (n, 6) float32 -> (n,) proxy_id_dtype
+    world.step()
+    found, lost = world.events()          # (k, 2) proxy_id_dtype each: (a, b), a < b
+    world.move(crates, moved_boxes)
+    world.step()
+    now = world.pairs()                   # (m, 2) proxy_id_dtype, sorted
+
+Ids (proxy_id_dtype: index, generation) are reused after destroy() with a new generation: a
+stale id is an InvalidArgumentError, never another proxy. Static proxies never pair with each
+other; moving ones pair with everything their filter bits and worlds admit.
+)doc")
+      .def(py::init([](const std::string& backend, const std::string& sort, const std::string& axis,
+                       const std::string& invalid_boxes, bool sorted_events, bool stage_times,
+                       bool brute_force) {
+             const rsw::Backend resolved = rsw::resolve_backend(backend_named(backend));
+             return PyWorld{physics::World({.backend = resolved,
+                                            .brute_force = brute_force,
+                                            .sort = sort_named(sort),
+                                            .axis = axis_named(axis),
+                                            .invalid_boxes = invalid_boxes_named(invalid_boxes),
+                                            .sorted_events = sorted_events,
+                                            .stage_times = stage_times}),
+                            resolved};
+           }),
+           py::kw_only(), py::arg("backend") = "auto", py::arg("sort") = "auto",
+           py::arg("axis") = "x", py::arg("invalid_boxes") = "reject",
+           py::arg("sorted_events") = false, py::arg("stage_times") = true,
+           py::arg("brute_force") = false,
+           R"doc(backend: "auto" (the GPU when a CUDA device is usable), "cpu" or "gpu".
+sort: the moving proxies' sort: "auto", "cpu", "fourway" or "onesweep".
+axis: the sweep axis: "x", "y", "z" or "largest_variance".
+invalid_boxes: "reject" (create and move raise for a bad box) or "exclude" (it pairs with
+nothing).
+sorted_events: found and lost sorted by (a, b) (sorted on the CPU anyway).
+stage_times: time each stage for stats.
+brute_force: test every pair on the CPU, O(n^2): an oracle.
+)doc")
+      .def(
+          "create",
+          [](PyWorld& self, const py::object& boxes, const std::string& motion,
+             std::uint32_t category, std::uint32_t mask, std::uint32_t world, std::uint64_t user) {
+            const ArrayView<physics::Aabb> view = boxes_from(boxes, "boxes");
+            std::vector<physics::ProxyId> ids(view.values.size());
+            const physics::ProxyOptions options{.motion = motion_named(motion),
+                                                .category = category,
+                                                .mask = mask,
+                                                .world = world,
+                                                .user = user};
+            {
+              py::gil_scoped_release unlocked;
+              self.world.create(view.values, options, ids);
+            }
+            return ids_to_numpy(ids);
+          },
+          py::arg("boxes"), py::kw_only(), py::arg("motion") = "moving", py::arg("category") = 1u,
+          py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = 0u, py::arg("user") = 0u,
+          R"doc(New proxies, one per box (float32, (n, 6) or (n, 2, 3), or one box), all with these options:
+motion "moving" or "static", filter bits (category, mask), world (ALL_WORLDS meets every
+world) and a 64-bit user value. Returns their ids, (n,) proxy_id_dtype. They take part from
+the next step().
+)doc")
+      .def(
+          "move",
+          [](PyWorld& self, const py::object& ids, const py::object& boxes) {
+            const ArrayView<physics::ProxyId> id_view = ids_from(ids, "ids");
+            const ArrayView<physics::Aabb> box_view = boxes_from(boxes, "boxes");
+            if (id_view.values.size() != box_view.values.size()) {
+              throw py::value_error("move: " + std::to_string(id_view.values.size()) + " ids and " +
+                                    std::to_string(box_view.values.size()) +
+                                    " boxes; one box per id");
+            }
+            py::gil_scoped_release unlocked;
+            self.world.move(id_view.values, box_view.values);
+          },
+          py::arg("ids"), py::arg("boxes"),
+          "Gives proxies new boxes: ids[i] gets boxes[i]. Every id is checked before any box "
+          "changes; a stale one is an InvalidArgumentError.")
+      .def(
+          "destroy",
+          [](PyWorld& self, const py::object& ids) {
+            const ArrayView<physics::ProxyId> view = ids_from(ids, "ids");
+            py::gil_scoped_release unlocked;
+            self.world.destroy(view.values);
+          },
+          py::arg("ids"),
+          "Removes proxies (every id checked first; a repeat is stale). Their pairs are reported "
+          "lost at the next step().")
+      .def(
+          "step",
+          [](PyWorld& self) {
+            py::gil_scoped_release unlocked;
+            self.world.step();
+          },
+          "One step: the pairs of the proxies as they are now, and the events since the last "
+          "step.")
+      .def(
+          "events",
+          [](PyWorld& self) {
+            const physics::WorldEvents events = self.world.events();
+            return py::make_tuple(proxy_pairs_to_numpy(events.found),
+                                  proxy_pairs_to_numpy(events.lost));
+          },
+          R"doc((found, lost) of the last step: (k, 2) proxy_id_dtype arrays of pairs (a, b), a < b. found: the
+pairs now that were not pairs at the step before (created proxies included); lost: the pairs
+then that are not now (destroyed proxies included).
+)doc")
+      .def(
+          "pairs", [](PyWorld& self) { return proxy_pairs_to_numpy(self.world.pairs()); },
+          "Every overlapping pair as of the last step: (m, 2) proxy_id_dtype, sorted by (a, b).")
+      .def(
+          "query",
+          [](PyWorld& self, const py::object& regions, std::uint32_t mask,
+             const py::object& world) {
+            const ArrayView<physics::Aabb> view = boxes_from(regions, "regions");
+            const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
+            std::span<const physics::QueryHit> hits;
+            {
+              py::gil_scoped_release unlocked;
+              hits = self.world.query(view.values, options);
+            }
+            return query_hits_to_numpy(hits);
+          },
+          py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
+          py::arg("world") = py::none(),
+          R"doc(Every live proxy whose box overlaps each region (float32, as boxes) as of the last step, whose
+category & mask is non-zero and, with `world`, in that world (or ALL_WORLDS): query_hit_dtype
+records (query, proxy), sorted by (query, proxy).
+)doc")
+      .def(
+          "raycast",
+          [](PyWorld& self, const py::object& rays, bool all_hits, std::uint32_t mask,
+             const py::object& world) {
+            const ArrayView<physics::Ray> view = rays_from(rays, "rays");
+            const physics::RaycastOptions options{
+                .all_hits = all_hits, .mask = mask, .world = world_named(world)};
+            std::span<const physics::RayHit> hits;
+            {
+              py::gil_scoped_release unlocked;
+              hits = self.world.raycast(view.values, options);
+            }
+            return ray_hits_to_numpy(hits);
+          },
+          py::arg("rays"), py::kw_only(), py::arg("all_hits") = false,
+          py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = py::none(),
+          R"doc(The proxy each ray (float32, (n, 7): origin, direction, max_t; or (n, 6) without an end)
+enters first within [0, max_t] as of the last step; a ray starting inside a box hits it at
+t = 0. With all_hits, every proxy along each ray, sorted by (ray, t). ray_hit_dtype records
+(ray, proxy, t).
+)doc")
+      .def(
+          "user",
+          [](const PyWorld& self, const py::object& id) {
+            const ArrayView<physics::ProxyId> view = ids_from(id, "id");
+            if (view.values.size() != 1)
+              throw py::value_error("id: expected one id, got " +
+                                    std::to_string(view.values.size()));
+            return self.world.user(view.values[0]);
+          },
+          py::arg("id"), "The user value of a live proxy (an InvalidArgumentError for a stale id).")
+      .def_property_readonly(
+          "stats", [](const PyWorld& self) { return to_dict(self.world.stats()); },
+          "What the last step did: counts (proxies, pairs, found, lost, ...) and times in "
+          "milliseconds per stage.")
+      .def_property_readonly(
+          "backend", [](const PyWorld& self) { return std::string(rsw::to_string(self.backend)); },
+          "Where the steps run: 'cpu' or 'cuda' ('auto' resolved).");
+}
+
+}  // namespace rsw::python
