@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../physics/world_checks.hpp"
 #include "rsw/physics/aabb.hpp"
 #include "rsw/render/orbit_camera.hpp"
 #include "rsw/scenes/scene.hpp"
@@ -34,27 +35,12 @@ struct PickRules {
   float slack = 0;
 };
 
-/// Where ray r enters box b by the slab test of physics::Ray (float32, as documented), if it
-/// does; `slack` widens the box.
+/// Where ray r enters box b grown by `slack` on every side, by the slab test of physics::Ray
+/// (the physics tests' oracle), if it does.
 inline std::optional<float> enters(const physics::Ray& r, const physics::Aabb& b, float slack) {
-  const float origin[3] = {r.origin.x, r.origin.y, r.origin.z};
-  const float direction[3] = {r.direction.x, r.direction.y, r.direction.z};
-  const float low[3] = {b.min.x - slack, b.min.y - slack, b.min.z - slack};
-  const float high[3] = {b.max.x + slack, b.max.y + slack, b.max.z + slack};
-  float enter = 0;
-  float leave = r.max_t;
-  for (int axis = 0; axis < 3; ++axis) {
-    if (direction[axis] == 0.0f) {
-      if (origin[axis] < low[axis] || origin[axis] > high[axis]) return std::nullopt;
-      continue;
-    }
-    const float t1 = (low[axis] - origin[axis]) / direction[axis];
-    const float t2 = (high[axis] - origin[axis]) / direction[axis];
-    enter = std::max(enter, std::min(t1, t2));
-    leave = std::min(leave, std::max(t1, t2));
-  }
-  if (!(enter <= leave)) return std::nullopt;
-  return enter;
+  const physics::Aabb grown{{b.min.x - slack, b.min.y - slack, b.min.z - slack},
+                            {b.max.x + slack, b.max.y + slack, b.max.z + slack}};
+  return rsw::test::oracle_entry(r, grown);
 }
 
 inline bool overlap(const physics::Aabb& a, const physics::Aabb& b, float slack) {
