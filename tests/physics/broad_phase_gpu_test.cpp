@@ -117,6 +117,69 @@ TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
   }
 }
 
+// Boxes as Aabb records in device memory: every backend finds the oracle's pairs (the GPU
+// reading them where they lie, six floats apart), and the frame's queries read them too.
+TEST(BroadPhaseDeviceInput, DeviceRecordsGiveThePairsAndAnswerQueries) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  const auto boxes = make_boxes(7'919, BoxScene::Mixed, seed);
+  std::vector<std::uint32_t> worlds(boxes.size());
+  std::mt19937 generator(seed);
+  for (std::uint32_t& world : worlds)
+    world =
+        generator() % 17 == 0 ? physics::kAllWorlds : static_cast<std::uint32_t>(generator() % 3);
+  const auto expected = oracle_pairs(boxes, {.worlds = worlds});
+  DeviceBuffer<physics::Aabb> device_boxes;
+  DeviceBuffer<std::uint32_t> device_worlds;
+  device_boxes.upload(boxes);
+  device_worlds.upload(worlds);
+  std::vector<physics::Aabb> regions;
+  std::vector<physics::Ray> rays;
+  for (std::size_t k = 0; k < 61; ++k) {
+    const physics::Aabb& box = boxes[(k * 131) % boxes.size()];
+    regions.push_back({{box.min.x - 1, box.min.y - 1, box.min.z - 1}, box.max});
+    rays.push_back({box.min, {1, 0.5f, -0.25f}});
+  }
+  physics::BroadPhase reference({.backend = rsw::Backend::Cpu});
+  reference.update(boxes, {.worlds = worlds});
+  const auto reference_hits = reference.query(regions, {.world = 1});
+  const std::vector<physics::BoxQueryHit> expected_hits(reference_hits.begin(),
+                                                        reference_hits.end());
+  const auto expected_rays = reference.raycast(rays);
+  const std::vector<physics::BoxRayHit> expected_ray_hits(expected_rays.begin(),
+                                                          expected_rays.end());
+  for (const rsw::Backend backend : {rsw::Backend::Cuda, rsw::Backend::Cpu}) {
+    for (const bool brute_force : {false, true}) {
+      const std::string context = "seed " + std::to_string(seed) + ", " +
+                                  std::string(to_string(backend)) +
+                                  (brute_force ? ", brute force" : "");
+      physics::BroadPhase broad_phase({.backend = backend, .brute_force = brute_force});
+      broad_phase.update(device_boxes.span(), {.worlds = device_worlds.span()});
+      EXPECT_TRUE(same_pair_set(expected, broad_phase.find_pairs())) << context;
+      const auto hits = broad_phase.query(regions, {.world = 1});
+      EXPECT_TRUE(std::ranges::equal(hits, expected_hits)) << context;
+      const auto ray_hits = broad_phase.raycast(rays);
+      ASSERT_EQ(ray_hits.size(), expected_ray_hits.size()) << context;
+      for (std::size_t k = 0; k < ray_hits.size(); ++k) {
+        EXPECT_EQ(ray_hits[k].ray, expected_ray_hits[k].ray) << context;
+        EXPECT_EQ(ray_hits[k].box, expected_ray_hits[k].box) << context;
+        EXPECT_EQ(ray_hits[k].t, expected_ray_hits[k].t) << context;
+      }
+    }
+  }
+  // An invalid record is named, as from any other form.
+  std::vector<physics::Aabb> spoiled = boxes;
+  spoiled[4'001].max.y = std::numeric_limits<float>::quiet_NaN();
+  device_boxes.upload(spoiled);
+  physics::BroadPhase gpu({.backend = rsw::Backend::Cuda});
+  try {
+    gpu.update(device_boxes.span());
+    ADD_FAILURE() << "an invalid box was taken";
+  } catch (const rsw::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("4001"), std::string::npos) << error.what();
+  }
+}
+
 TEST(BroadPhaseDeviceInput, TheCallersStreamOrdersTheFrame) {
   RSW_REQUIRE_CUDA_DEVICE();
   const std::uint32_t seed = fresh_box_seed();

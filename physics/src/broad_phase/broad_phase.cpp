@@ -164,6 +164,17 @@ void BroadPhase::update(const DeviceAabbArrays& boxes, DeviceFilterArrays filter
                     .stream = impl_->options.stream});
 }
 
+void BroadPhase::update(rsw::DeviceSpan<const Aabb> boxes, DeviceFilterArrays filter) {
+  const std::size_t count = boxes.size;
+  detail::check_sizes(count, {}, "boxes");
+  check_filter_sizes(count, filter.categories.size, filter.masks.size, filter.worlds.size);
+  impl_->run_frame({.form = detail::BoxSource::Form::DeviceAos,
+                    .count = count,
+                    .device_aos = boxes,
+                    .device_filter = filter,
+                    .stream = impl_->options.stream});
+}
+
 PairView BroadPhase::find_pairs() {
   return with_bad_alloc_as_error("BroadPhase::find_pairs", [&] { return impl_->find_pairs(); });
 }

@@ -123,11 +123,8 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
       }
       break;
     }
-    case BoxSource::Form::Device: {
-      const DeviceSpan<const float> mins[3] = {boxes.device.min_x, boxes.device.min_y,
-                                               boxes.device.min_z};
-      const DeviceSpan<const float> maxs[3] = {boxes.device.max_x, boxes.device.max_y,
-                                               boxes.device.max_z};
+    case BoxSource::Form::Device:
+    case BoxSource::Form::DeviceAos: {
       const auto download = [&](auto& target, auto source) {
         resize_host(target, source.size, "the boxes downloaded from the device");
         if (!source.empty()) {
@@ -135,14 +132,31 @@ std::size_t load_boxes(const BoxSource& boxes, InvalidBoxes policy, HostBoxes& o
                                            boxes.stream);
         }
       };
-      for (int axis = 0; axis < 3; ++axis) {
-        download(out.min[axis], mins[axis]);
-        download(out.max[axis], maxs[axis]);
+      std::vector<Aabb> records;
+      if (boxes.form == BoxSource::Form::Device) {
+        const DeviceSpan<const float> mins[3] = {boxes.device.min_x, boxes.device.min_y,
+                                                 boxes.device.min_z};
+        const DeviceSpan<const float> maxs[3] = {boxes.device.max_x, boxes.device.max_y,
+                                                 boxes.device.max_z};
+        for (int axis = 0; axis < 3; ++axis) {
+          download(out.min[axis], mins[axis]);
+          download(out.max[axis], maxs[axis]);
+        }
+      } else {
+        download(records, boxes.device_aos);
       }
       download(downloaded_categories, boxes.device_filter.categories);
       download(downloaded_masks, boxes.device_filter.masks);
       download(downloaded_worlds, boxes.device_filter.worlds);
       synchronize(boxes.stream);
+      for (std::size_t i = 0; i < records.size(); ++i) {  // the records, once they are here
+        out.min[0][i] = records[i].min.x;
+        out.min[1][i] = records[i].min.y;
+        out.min[2][i] = records[i].min.z;
+        out.max[0][i] = records[i].max.x;
+        out.max[1][i] = records[i].max.y;
+        out.max[2][i] = records[i].max.z;
+      }
       filter = {downloaded_categories, downloaded_masks, downloaded_worlds};
       break;
     }

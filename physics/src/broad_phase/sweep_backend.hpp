@@ -29,14 +29,15 @@ namespace rsw::physics::detail {
 
 /// A frame's boxes as the user gave them: exactly one of the three forms, sizes checked.
 struct BoxSource {
-  enum class Form { HostAos, HostSoa, Device };
+  enum class Form { HostAos, HostSoa, Device, DeviceAos };
   Form form = Form::HostAos;
   std::size_t count = 0;
   std::span<const Aabb> host_aos;
   AabbArrays host_soa;
   DeviceAabbArrays device;
+  DeviceSpan<const Aabb> device_aos;
   FilterArrays host_filter;          // with the host forms
-  DeviceFilterArrays device_filter;  // with Form::Device
+  DeviceFilterArrays device_filter;  // with the device forms
   StreamHandle stream = nullptr;     // device arrays are ready in this stream's order
 };
 

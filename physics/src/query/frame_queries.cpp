@@ -40,6 +40,9 @@ std::span<const Aabb> FrameQueries::host_boxes() {
       }
       return boxes_;
     }
+    case BoxSource::Form::DeviceAos:
+      download(frame_.device_aos, boxes_, frame_.stream);
+      return boxes_;
     case BoxSource::Form::Device: break;
   }
   const DeviceAabbArrays& device = frame_.device;
@@ -59,7 +62,7 @@ TreeView FrameQueries::host_tree() {
   const std::span<const Aabb> boxes = host_boxes();
   std::span<const std::uint32_t> categories = frame_.host_filter.categories;
   host_worlds_ = frame_.host_filter.worlds;
-  if (frame_.form == BoxSource::Form::Device) {
+  if (on_device_arrays()) {
     download(frame_.device_filter.categories, categories_, frame_.stream);
     download(frame_.device_filter.worlds, worlds_, frame_.stream);
     categories = categories_;
@@ -82,10 +85,13 @@ void FrameQueries::ready_device_tree() {
   if (tree_built_) return;
   const auto count = static_cast<std::uint32_t>(frame_.count);
   const StreamHandle stream = frame_.stream;
+  const DeviceFilterArrays& device_filter = frame_.device_filter;
+  const std::uint32_t* device_categories =
+      device_filter.categories.size > 0 ? device_filter.categories.data : nullptr;
   if (frame_.form == BoxSource::Form::Device) {
-    const DeviceFilterArrays& filter = frame_.device_filter;
-    device_tree_.build(frame_.device, filter.categories.size > 0 ? filter.categories.data : nullptr,
-                       count, stream);
+    device_tree_.build(frame_.device, device_categories, count, stream);
+  } else if (frame_.form == BoxSource::Form::DeviceAos) {
+    device_tree_.build(frame_.device_aos.data, nullptr, device_categories, count, stream);
   } else {
     device_boxes_.upload(host_boxes(), stream);
     const FilterArrays& filter = frame_.host_filter;
@@ -101,7 +107,7 @@ void FrameQueries::ready_device_tree() {
 
 LeafFilter FrameQueries::device_filter(std::uint32_t mask, std::uint32_t world) const {
   const std::uint32_t* worlds = nullptr;
-  if (frame_.form == BoxSource::Form::Device) {
+  if (on_device_arrays()) {
     if (frame_.device_filter.worlds.size > 0) worlds = frame_.device_filter.worlds.data;
   } else if (!frame_.host_filter.worlds.empty()) {
     worlds = device_worlds_.data();

@@ -34,6 +34,10 @@ class FrameQueries {
   // The device tree, built from the frame's boxes (uploaded when they were on the host).
   void ready_device_tree();
   LeafFilter device_filter(std::uint32_t mask, std::uint32_t world) const;
+  // Whether the frame's boxes and filter bits were handed over in device memory.
+  bool on_device_arrays() const {
+    return frame_.form == BoxSource::Form::Device || frame_.form == BoxSource::Form::DeviceAos;
+  }
 
   BoxSource frame_;
   bool have_frame_ = false;

@@ -180,6 +180,8 @@ class RSW_API BroadPhase {
   void update(const AabbArrays& boxes, FilterArrays filter = {});
   /// Starts a frame with boxes in device memory (the CPU backends download them first).
   void update(const DeviceAabbArrays& boxes, DeviceFilterArrays filter = {});
+  /// The same with the boxes as Aabb records in device memory, read where they lie.
+  void update(rsw::DeviceSpan<const Aabb> boxes, DeviceFilterArrays filter = {});
 
   /// The overlapping pairs of this frame's boxes, in host memory (the GPU backend downloads
   /// them on the first call after update()).

@@ -213,6 +213,18 @@ class CudaSweep final : public SweepBackend {
         view.worlds = source.device_filter.worlds.data;
         return view;
       }
+      case BoxSource::Form::DeviceAos: {
+        const auto* floats = reinterpret_cast<const float*>(source.device_aos.data);
+        for (int axis = 0; axis < 3; ++axis) {
+          view.min[axis] = floats + axis;
+          view.max[axis] = floats + 3 + axis;
+        }
+        view.stride = 6;
+        view.categories = source.device_filter.categories.data;
+        view.masks = source.device_filter.masks.data;
+        view.worlds = source.device_filter.worlds.data;
+        return view;
+      }
     }
     view.categories = upload_filter(source.host_filter.categories, categories_);
     view.masks = upload_filter(source.host_filter.masks, masks_);
