@@ -13,13 +13,16 @@
     found, lost = world.events()
 
 Boxes are float32 arrays of shape (n, 6) or (n, 2, 3): min x, y, z, max x, y, z. Results are
-new NumPy arrays. radixsweep.info() names the build and the device.
+new NumPy arrays. Arrays in device memory (CuPy, PyTorch: __cuda_array_interface__ or
+__dlpack__) are used where they lie and give DeviceArray results. radixsweep.info() names the
+build and the device.
 """
 
 from ._radixsweep import (
     ALL_WORLDS,
     MAX_WORLD,
     BroadPhase,
+    DeviceArray,
     Error,
     InvalidArgumentError,
     OutOfMemoryError,
@@ -36,6 +39,7 @@ __all__ = [
     "ALL_WORLDS",
     "MAX_WORLD",
     "BroadPhase",
+    "DeviceArray",
     "Error",
     "InvalidArgumentError",
     "OutOfMemoryError",
@@ -49,6 +53,6 @@ __all__ = [
 ]
 __version__ = info()["version"]
 
-for _class in (BroadPhase, World):
+for _class in (BroadPhase, DeviceArray, World):
     _class.__module__ = __name__  # help() and reprs say radixsweep.World
 del _class

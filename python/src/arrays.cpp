@@ -102,8 +102,23 @@ ArrayView<physics::ProxyId> ids_from(py::handle object, const char* name) {
   const py::module_ numpy = py::module_::import("numpy");
   py::object given = py::reinterpret_borrow<py::object>(object);
   if (py::isinstance(given, numpy.attr("generic"))) given = numpy.attr("asarray")(given);
-  py::array array =
-      checked(given, name, py::dtype::of<physics::ProxyId>(), "radixsweep.proxy_id_dtype");
+  // The handle's layout in plain integers: uint64 (index | generation << 32), or uint32 pairs.
+  if (py::isinstance<py::array>(given)) {
+    const auto plain = py::reinterpret_borrow<py::array>(given);
+    const bool as_uint64 = plain.dtype().equal(py::dtype::of<std::uint64_t>()) && plain.ndim() == 1;
+    const bool as_pairs = plain.dtype().equal(py::dtype::of<std::uint32_t>()) &&
+                          plain.ndim() == 2 && plain.shape(1) == 2;
+    if (as_uint64 || as_pairs) {
+      if ((plain.flags() & py::array::c_style) == 0) {
+        throw py::value_error(std::string(name) + ": expected a C-contiguous array");
+      }
+      return {plain,
+              {static_cast<const physics::ProxyId*>(plain.data()),
+               static_cast<std::size_t>(plain.shape(0))}};
+    }
+  }
+  py::array array = checked(given, name, py::dtype::of<physics::ProxyId>(),
+                            "radixsweep.proxy_id_dtype (or uint64 (n,), uint32 (n, 2))");
   return {
       array,
       {static_cast<const physics::ProxyId*>(array.data()), static_cast<std::size_t>(array.size())}};

@@ -31,7 +31,8 @@ ArrayView<physics::Aabb> boxes_from(py::handle object, const char* name);
 /// Rays as an (n, 7) float32 array (origin, direction, max_t a row), or (n, 6) (no end: max_t
 /// infinite, copied), or one ray as (7,) or (6,).
 ArrayView<physics::Ray> rays_from(py::handle object, const char* name);
-/// Proxy ids as an array of proxy_id_dtype, any shape (flattened), or one ProxyId.
+/// Proxy ids as an array of proxy_id_dtype, any shape (flattened), or one ProxyId; or in the
+/// handle's layout as plain integers: uint64 (n,) (index | generation << 32), uint32 (n, 2).
 ArrayView<physics::ProxyId> ids_from(py::handle object, const char* name);
 /// uint32 values, one per box (`count`), or none for None.
 ArrayView<std::uint32_t> uint32_from(py::handle object, const char* name, std::size_t count);

@@ -1,10 +1,13 @@
 // radixsweep.BroadPhase, and the options' names and the stats' dicts that World shares.
 #include <pybind11/pybind11.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "device_arrays.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::python {
@@ -110,14 +113,25 @@ py::dict to_dict(const physics::WorldStats& stats) {
 
 namespace {
 
-// A BroadPhase and the arrays of its last update: its queries read them.
+// A BroadPhase and the arrays of its last update (its queries read them), and when its device
+// results stop being valid.
 struct PyBroadPhase {
   physics::BroadPhase broad_phase;
   rsw::Backend backend;
   py::object boxes, categories, masks, worlds;
+  std::vector<std::unique_ptr<DeviceInput>> device_inputs;
+  Validity frame, queries, rays;
 
   void update(const py::object& boxes_in, const py::object& categories_in,
               const py::object& masks_in, const py::object& worlds_in) {
+    frame.advance();
+    queries.advance();
+    rays.advance();
+    if (is_device_array(boxes_in)) {
+      update_on_device(boxes_in, categories_in, masks_in, worlds_in);
+      return;
+    }
+    device_inputs.clear();
     const ArrayView<physics::Aabb> view = boxes_from(boxes_in, "boxes");
     const std::size_t count = view.values.size();
     const ArrayView<std::uint32_t> category = uint32_from(categories_in, "categories", count);
@@ -129,6 +143,33 @@ struct PyBroadPhase {
     worlds = world.array;
     py::gil_scoped_release unlocked;
     broad_phase.update(view.values, {category.values, mask.values, world.values});
+  }
+
+  // Boxes and filter bits in device memory, read where they lie (and kept for the queries).
+  void update_on_device(const py::object& boxes_in, const py::object& categories_in,
+                        const py::object& masks_in, const py::object& worlds_in) {
+    std::vector<std::unique_ptr<DeviceInput>> inputs;
+    const auto input = [&](const py::object& object, const char* name) -> const DeviceInput* {
+      if (object.is_none()) return nullptr;
+      if (!is_device_array(object)) {
+        throw py::type_error(std::string(name) +
+                             ": expected an array in device memory, as the boxes are");
+      }
+      inputs.push_back(std::make_unique<DeviceInput>(object, name));
+      return inputs.back().get();
+    };
+    const DeviceSpan<const physics::Aabb> view = device_boxes(*input(boxes_in, "boxes"), "boxes");
+    physics::DeviceFilterArrays filter;
+    if (const DeviceInput* in = input(categories_in, "categories"))
+      filter.categories = device_uint32(*in, "categories", view.size);
+    if (const DeviceInput* in = input(masks_in, "masks"))
+      filter.masks = device_uint32(*in, "masks", view.size);
+    if (const DeviceInput* in = input(worlds_in, "worlds"))
+      filter.worlds = device_uint32(*in, "worlds", view.size);
+    device_inputs = std::move(inputs);
+    boxes = categories = masks = worlds = py::none();
+    py::gil_scoped_release unlocked;
+    broad_phase.update(view, filter);
   }
 };
 
@@ -163,11 +204,7 @@ A box with NaN, an infinite coordinate or min > max is an InvalidArgumentError n
                                       .sorted_pairs = sorted_pairs,
                                       .group_by_world = group_by_world,
                                       .stage_times = stage_times}),
-                 resolved,
-                 {},
-                 {},
-                 {},
-                 {}};
+                 resolved};
            }),
            py::kw_only(), py::arg("backend") = "auto", py::arg("sort") = "auto",
            py::arg("mode") = "cells", py::arg("axis") = "x", py::arg("invalid_boxes") = "reject",
@@ -194,7 +231,17 @@ frame. The arrays are read in place; query() and raycast() read them again.
 )doc")
       .def(
           "find_pairs",
-          [](PyBroadPhase& self) {
+          [](const py::object& self_object, bool device) -> py::object {
+            auto& self = self_object.cast<PyBroadPhase&>();
+            if (device) {
+              physics::DevicePairView pairs;
+              {
+                py::gil_scoped_release unlocked;
+                pairs = self.broad_phase.find_pairs_device();
+              }
+              return device_result(pairs.data, {static_cast<std::int64_t>(pairs.size), 2}, 'u', 4,
+                                   self_object, self.frame, "the BroadPhase's next update()");
+            }
             physics::PairView pairs;
             {
               py::gil_scoped_release unlocked;
@@ -202,21 +249,47 @@ frame. The arrays are read in place; query() and raycast() read them again.
             }
             return pairs_to_numpy(pairs);
           },
+          py::kw_only(), py::arg("device") = false,
           "The last frame's pairs: (m, 2) uint32 box indices, a < b, each pair once (a new "
-          "array).")
+          "array); with device=True a DeviceArray over the library's device buffer, valid until "
+          "the next update().")
       .def(
           "world_pair_offsets",
-          [](PyBroadPhase& self) { return uint32_to_numpy(self.broad_phase.world_pair_offsets()); },
+          [](const py::object& self_object, bool device) -> py::object {
+            auto& self = self_object.cast<PyBroadPhase&>();
+            if (device) {
+              const DeviceSpan<const std::uint32_t> offsets =
+                  self.broad_phase.world_pair_offsets_device();
+              return device_result(offsets.data, {static_cast<std::int64_t>(offsets.size)}, 'u', 4,
+                                   self_object, self.frame, "the BroadPhase's next update()");
+            }
+            return uint32_to_numpy(self.broad_phase.world_pair_offsets());
+          },
+          py::kw_only(), py::arg("device") = false,
           R"doc(With group_by_world: where each world's pairs begin in find_pairs(): world w's pairs are
 pairs[offsets[w]:offsets[w + 1]], one entry per world id up to the largest, and one more.
-Empty otherwise.
+Empty otherwise. device=True: a DeviceArray, valid until the next update().
 )doc")
       .def(
           "query",
-          [](PyBroadPhase& self, const py::object& regions, std::uint32_t mask,
-             const py::object& world) {
-            const ArrayView<physics::Aabb> view = boxes_from(regions, "regions");
+          [](const py::object& self_object, const py::object& regions, std::uint32_t mask,
+             const py::object& world) -> py::object {
+            auto& self = self_object.cast<PyBroadPhase&>();
+            self.queries.advance();
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
+            if (is_device_array(regions)) {
+              const DeviceInput input(regions, "regions");
+              const DeviceSpan<const physics::Aabb> view = device_boxes(input, "regions");
+              DeviceSpan<const physics::BoxQueryHit> hits;
+              {
+                py::gil_scoped_release unlocked;
+                hits = self.broad_phase.query(view, options);
+              }
+              return device_result(hits.data, {static_cast<std::int64_t>(hits.size), 2}, 'u', 4,
+                                   self_object, self.queries,
+                                   "the BroadPhase's next query() or update()");
+            }
+            const ArrayView<physics::Aabb> view = boxes_from(regions, "regions");
             std::span<const physics::BoxQueryHit> hits;
             {
               py::gil_scoped_release unlocked;
@@ -228,15 +301,30 @@ Empty otherwise.
           py::arg("world") = py::none(),
           R"doc(Every box of the last frame overlapping each region (float32, as boxes), whose category & mask
 is non-zero and, with `world`, in that world (or ALL_WORLDS): box_query_hit_dtype records
-(query, box), sorted by (query, box).
+(query, box), sorted by (query, box). Regions in device memory give a DeviceArray of (k, 2)
+uint32 (query, box), valid until the next query() or update().
 )doc")
       .def(
           "raycast",
-          [](PyBroadPhase& self, const py::object& rays, bool all_hits, std::uint32_t mask,
-             const py::object& world) {
-            const ArrayView<physics::Ray> view = rays_from(rays, "rays");
+          [](const py::object& self_object, const py::object& rays, bool all_hits,
+             std::uint32_t mask, const py::object& world) -> py::object {
+            auto& self = self_object.cast<PyBroadPhase&>();
+            self.rays.advance();
             const physics::RaycastOptions options{
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
+            if (is_device_array(rays)) {
+              const DeviceInput input(rays, "rays");
+              const DeviceSpan<const physics::Ray> view = device_rays(input, "rays");
+              DeviceSpan<const physics::BoxRayHit> hits;
+              {
+                py::gil_scoped_release unlocked;
+                hits = self.broad_phase.raycast(view, options);
+              }
+              return device_result(hits.data, {static_cast<std::int64_t>(hits.size), 3}, 'u', 4,
+                                   self_object, self.rays,
+                                   "the BroadPhase's next raycast() or update()");
+            }
+            const ArrayView<physics::Ray> view = rays_from(rays, "rays");
             std::span<const physics::BoxRayHit> hits;
             {
               py::gil_scoped_release unlocked;
@@ -249,7 +337,9 @@ is non-zero and, with `world`, in that world (or ALL_WORLDS): box_query_hit_dtyp
           R"doc(The box each ray (float32, (n, 7): origin, direction, max_t; or (n, 6) without an end) enters
 first within [0, max_t], the lowest index among boxes entered at the same t; a ray starting
 inside a box hits it at t = 0. With all_hits, every box along each ray, sorted by (ray, t, box).
-box_ray_hit_dtype records (ray, box, t). The test is the slab test in float32.
+box_ray_hit_dtype records (ray, box, t). The test is the slab test in float32. Rays in device
+memory ((n, 7) only) give a DeviceArray of (k, 3) 32-bit words (ray, box, and t's float32 bits:
+cupy's a.view(cupy.float32)[:, 2]), valid until the next raycast() or update().
 )doc")
       .def_property_readonly(
           "stats", [](const PyBroadPhase& self) { return to_dict(self.broad_phase.stats()); },

@@ -7,6 +7,7 @@
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "device_arrays.hpp"
 #include "rsw/engine/build_info.hpp"
 #include "rsw/engine/error.hpp"
 
@@ -83,6 +84,7 @@ PYBIND11_MODULE(_radixsweep, python_module) {
       "CUDA devices, and the backend 'auto' resolves to.");
   python_module.attr("ALL_WORLDS") = rsw::physics::kAllWorlds;
   python_module.attr("MAX_WORLD") = rsw::physics::kMaxWorld;
+  bind_device_array(python_module);
   bind_broad_phase(python_module);
   bind_world(python_module);
 }

@@ -2,12 +2,14 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "device_arrays.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::python {
@@ -19,11 +21,28 @@ physics::Motion motion_named(const std::string& name) {
   throw rsw::Error(rsw::ErrorKind::InvalidArgument, "motion '" + name + "': one of moving, static");
 }
 
-// A World and its backend ('auto' resolved).
+// A World, its backend ('auto' resolved), and when its device results stop being valid.
 struct PyWorld {
   physics::World world;
   rsw::Backend backend;
+  Validity steps, queries, rays;
 };
+
+constexpr const char* kUntilStep = "the World's next step()";
+
+void check_one_box_per_id(std::size_t ids, std::size_t boxes) {
+  if (ids != boxes) {
+    throw py::value_error("move: " + std::to_string(ids) + " ids and " + std::to_string(boxes) +
+                          " boxes; one box per id");
+  }
+}
+
+// Pairs of a step in device memory: (m, 2) uint64 ids (index | generation << 32).
+py::object device_pairs(const py::object& owner, const PyWorld& self,
+                        DeviceSpan<const physics::ProxyPair> pairs) {
+  return device_result(pairs.data, {static_cast<std::int64_t>(pairs.size), 2}, 'u', 8, owner,
+                       self.steps, kUntilStep);
+}
 
 }  // namespace
 
@@ -46,6 +65,10 @@ before; region and ray queries.
 Ids (proxy_id_dtype: index, generation) are reused after destroy() with a new generation: a
 stale id is an InvalidArgumentError, never another proxy. Static proxies never pair with each
 other; moving ones pair with everything their filter bits and worlds admit.
+
+Arrays in device memory (CuPy, PyTorch, ... through __cuda_array_interface__ or __dlpack__) are
+used where they lie, and give results in device memory: DeviceArray objects, read without a
+copy by cupy.asarray or torch.from_dlpack. Ids there are uint64 (index | generation << 32).
 )doc")
       .def(py::init([](const std::string& backend, const std::string& sort, const std::string& axis,
                        const std::string& invalid_boxes, bool sorted_events, bool stage_times,
@@ -76,14 +99,27 @@ brute_force: test every pair on the CPU, O(n^2): an oracle.
       .def(
           "create",
           [](PyWorld& self, const py::object& boxes, const std::string& motion,
-             std::uint32_t category, std::uint32_t mask, std::uint32_t world, std::uint64_t user) {
-            const ArrayView<physics::Aabb> view = boxes_from(boxes, "boxes");
-            std::vector<physics::ProxyId> ids(view.values.size());
+             std::uint32_t category, std::uint32_t mask, std::uint32_t world,
+             std::uint64_t user) -> py::object {
             const physics::ProxyOptions options{.motion = motion_named(motion),
                                                 .category = category,
                                                 .mask = mask,
                                                 .world = world,
                                                 .user = user};
+            if (is_device_array(boxes)) {  // the ids into device memory of their own
+              const DeviceInput input(boxes, "boxes");
+              const DeviceSpan<const physics::Aabb> view = device_boxes(input, "boxes");
+              auto ids = std::make_shared<DeviceBuffer<physics::ProxyId>>(view.size);
+              {
+                py::gil_scoped_release unlocked;
+                self.world.create(view, options, ids->span());
+              }
+              const void* data = ids->data();
+              return device_result(std::move(ids), data, {static_cast<std::int64_t>(view.size)},
+                                   'u', 8);
+            }
+            const ArrayView<physics::Aabb> view = boxes_from(boxes, "boxes");
+            std::vector<physics::ProxyId> ids(view.values.size());
             {
               py::gil_scoped_release unlocked;
               self.world.create(view.values, options, ids);
@@ -92,30 +128,49 @@ brute_force: test every pair on the CPU, O(n^2): an oracle.
           },
           py::arg("boxes"), py::kw_only(), py::arg("motion") = "moving", py::arg("category") = 1u,
           py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = 0u, py::arg("user") = 0u,
-          R"doc(New proxies, one per box (float32, (n, 6) or (n, 2, 3), or one box), all with these options:
-motion "moving" or "static", filter bits (category, mask), world (ALL_WORLDS meets every
-world) and a 64-bit user value. Returns their ids, (n,) proxy_id_dtype. They take part from
-the next step().
+          R"doc(New proxies, one per box (float32, (n, 6) or (n, 2, 3), or one box), all with these
+options: motion "moving" or "static", filter bits (category, mask), world (ALL_WORLDS meets
+every world) and a 64-bit user value. Returns their ids, (n,) proxy_id_dtype; from boxes in
+device memory, a DeviceArray of (n,) uint64 ids (kept as long as it lives). They take part
+from the next step().
 )doc")
       .def(
           "move",
           [](PyWorld& self, const py::object& ids, const py::object& boxes) {
+            const bool ids_on_device = is_device_array(ids);
+            if (ids_on_device != is_device_array(boxes)) {
+              throw py::type_error("move: ids and boxes both in host memory or both on the device");
+            }
+            if (ids_on_device) {
+              const DeviceInput id_input(ids, "ids");
+              const DeviceInput box_input(boxes, "boxes");
+              const DeviceSpan<const physics::ProxyId> id_view = device_ids(id_input, "ids");
+              const DeviceSpan<const physics::Aabb> box_view = device_boxes(box_input, "boxes");
+              check_one_box_per_id(id_view.size, box_view.size);
+              py::gil_scoped_release unlocked;
+              self.world.move(id_view, box_view);
+              return;
+            }
             const ArrayView<physics::ProxyId> id_view = ids_from(ids, "ids");
             const ArrayView<physics::Aabb> box_view = boxes_from(boxes, "boxes");
-            if (id_view.values.size() != box_view.values.size()) {
-              throw py::value_error("move: " + std::to_string(id_view.values.size()) + " ids and " +
-                                    std::to_string(box_view.values.size()) +
-                                    " boxes; one box per id");
-            }
+            check_one_box_per_id(id_view.values.size(), box_view.values.size());
             py::gil_scoped_release unlocked;
             self.world.move(id_view.values, box_view.values);
           },
           py::arg("ids"), py::arg("boxes"),
           "Gives proxies new boxes: ids[i] gets boxes[i]. Every id is checked before any box "
-          "changes; a stale one is an InvalidArgumentError.")
+          "changes; a stale one is an InvalidArgumentError (from device arrays on the GPU: "
+          "skipped there and reported by the next step()).")
       .def(
           "destroy",
           [](PyWorld& self, const py::object& ids) {
+            if (is_device_array(ids)) {
+              const DeviceInput input(ids, "ids");
+              const DeviceSpan<const physics::ProxyId> view = device_ids(input, "ids");
+              py::gil_scoped_release unlocked;
+              self.world.destroy(view);
+              return;
+            }
             const ArrayView<physics::ProxyId> view = ids_from(ids, "ids");
             py::gil_scoped_release unlocked;
             self.world.destroy(view.values);
@@ -126,6 +181,9 @@ the next step().
       .def(
           "step",
           [](PyWorld& self) {
+            self.steps.advance();
+            self.queries.advance();
+            self.rays.advance();
             py::gil_scoped_release unlocked;
             self.world.step();
           },
@@ -133,24 +191,52 @@ the next step().
           "step.")
       .def(
           "events",
-          [](PyWorld& self) {
+          [](const py::object& self_object, bool device) {
+            auto& self = self_object.cast<PyWorld&>();
+            if (device) {
+              const physics::DeviceWorldEvents events = self.world.events_device();
+              return py::make_tuple(device_pairs(self_object, self, events.found),
+                                    device_pairs(self_object, self, events.lost));
+            }
             const physics::WorldEvents events = self.world.events();
             return py::make_tuple(proxy_pairs_to_numpy(events.found),
                                   proxy_pairs_to_numpy(events.lost));
           },
-          R"doc((found, lost) of the last step: (k, 2) proxy_id_dtype arrays of pairs (a, b), a < b. found: the
-pairs now that were not pairs at the step before (created proxies included); lost: the pairs
-then that are not now (destroyed proxies included).
+          py::kw_only(), py::arg("device") = false,
+          R"doc((found, lost) of the last step: (k, 2) proxy_id_dtype arrays of pairs (a, b), a < b.
+found: the pairs now that were not pairs at the step before (created proxies included); lost:
+the pairs then that are not now (destroyed proxies included). device=True: DeviceArrays of
+(k, 2) uint64 ids, valid until the next step().
 )doc")
       .def(
-          "pairs", [](PyWorld& self) { return proxy_pairs_to_numpy(self.world.pairs()); },
-          "Every overlapping pair as of the last step: (m, 2) proxy_id_dtype, sorted by (a, b).")
+          "pairs",
+          [](const py::object& self_object, bool device) -> py::object {
+            auto& self = self_object.cast<PyWorld&>();
+            if (device) return device_pairs(self_object, self, self.world.pairs_device());
+            return proxy_pairs_to_numpy(self.world.pairs());
+          },
+          py::kw_only(), py::arg("device") = false,
+          "Every overlapping pair as of the last step: (m, 2) proxy_id_dtype, sorted by (a, b); "
+          "device=True: a DeviceArray of (m, 2) uint64 ids, valid until the next step().")
       .def(
           "query",
-          [](PyWorld& self, const py::object& regions, std::uint32_t mask,
-             const py::object& world) {
-            const ArrayView<physics::Aabb> view = boxes_from(regions, "regions");
+          [](const py::object& self_object, const py::object& regions, std::uint32_t mask,
+             const py::object& world) -> py::object {
+            auto& self = self_object.cast<PyWorld&>();
+            self.queries.advance();
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
+            if (is_device_array(regions)) {
+              const DeviceInput input(regions, "regions");
+              const DeviceSpan<const physics::Aabb> view = device_boxes(input, "regions");
+              DeviceSpan<const physics::QueryHit> hits;
+              {
+                py::gil_scoped_release unlocked;
+                hits = self.world.query(view, options);
+              }
+              return device_result(hits.data, {static_cast<std::int64_t>(hits.size), 3}, 'u', 4,
+                                   self_object, self.queries, "the World's next query() or step()");
+            }
+            const ArrayView<physics::Aabb> view = boxes_from(regions, "regions");
             std::span<const physics::QueryHit> hits;
             {
               py::gil_scoped_release unlocked;
@@ -160,17 +246,32 @@ then that are not now (destroyed proxies included).
           },
           py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
           py::arg("world") = py::none(),
-          R"doc(Every live proxy whose box overlaps each region (float32, as boxes) as of the last step, whose
-category & mask is non-zero and, with `world`, in that world (or ALL_WORLDS): query_hit_dtype
-records (query, proxy), sorted by (query, proxy).
+          R"doc(Every live proxy whose box overlaps each region (float32, as boxes) as of the last step,
+whose category & mask is non-zero and, with `world`, in that world (or ALL_WORLDS):
+query_hit_dtype records (query, proxy), sorted by (query, proxy). Regions in device memory give
+a DeviceArray of (k, 3) uint32 (query, proxy index, generation), valid until the next query()
+or step().
 )doc")
       .def(
           "raycast",
-          [](PyWorld& self, const py::object& rays, bool all_hits, std::uint32_t mask,
-             const py::object& world) {
-            const ArrayView<physics::Ray> view = rays_from(rays, "rays");
+          [](const py::object& self_object, const py::object& rays, bool all_hits,
+             std::uint32_t mask, const py::object& world) -> py::object {
+            auto& self = self_object.cast<PyWorld&>();
+            self.rays.advance();
             const physics::RaycastOptions options{
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
+            if (is_device_array(rays)) {
+              const DeviceInput input(rays, "rays");
+              const DeviceSpan<const physics::Ray> view = device_rays(input, "rays");
+              DeviceSpan<const physics::RayHit> hits;
+              {
+                py::gil_scoped_release unlocked;
+                hits = self.world.raycast(view, options);
+              }
+              return device_result(hits.data, {static_cast<std::int64_t>(hits.size), 4}, 'u', 4,
+                                   self_object, self.rays, "the World's next raycast() or step()");
+            }
+            const ArrayView<physics::Ray> view = rays_from(rays, "rays");
             std::span<const physics::RayHit> hits;
             {
               py::gil_scoped_release unlocked;
@@ -183,15 +284,17 @@ records (query, proxy), sorted by (query, proxy).
           R"doc(The proxy each ray (float32, (n, 7): origin, direction, max_t; or (n, 6) without an end)
 enters first within [0, max_t] as of the last step; a ray starting inside a box hits it at
 t = 0. With all_hits, every proxy along each ray, sorted by (ray, t). ray_hit_dtype records
-(ray, proxy, t).
+(ray, proxy, t). Rays in device memory ((n, 7) only) give a DeviceArray of (k, 4) 32-bit words
+(ray, proxy index, generation, and t's float32 bits), valid until the next raycast() or step().
 )doc")
       .def(
           "user",
           [](const PyWorld& self, const py::object& id) {
             const ArrayView<physics::ProxyId> view = ids_from(id, "id");
-            if (view.values.size() != 1)
+            if (view.values.size() != 1) {
               throw py::value_error("id: expected one id, got " +
                                     std::to_string(view.values.size()));
+            }
             return self.world.user(view.values[0]);
           },
           py::arg("id"), "The user value of a live proxy (an InvalidArgumentError for a stale id).")

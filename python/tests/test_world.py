@@ -142,7 +142,7 @@ def test_queries_name_proxies(backend, rng):
 def test_bad_arguments_say_what_was_expected(backend):
     world = radixsweep.World(backend=backend)
     ids = world.create(np.zeros((3, 6), np.float32))
-    with pytest.raises(TypeError, match="ids: expected radixsweep.proxy_id_dtype, got uint32"):
+    with pytest.raises(TypeError, match=r"ids: expected radixsweep.proxy_id_dtype \(or uint64 \(n,\), uint32 \(n, 2\)\), got uint32"):
         world.move(np.zeros(3, np.uint32), np.zeros((3, 6), np.float32))
     with pytest.raises(ValueError, match="move: 3 ids and 2 boxes"):
         world.move(ids, np.zeros((2, 6), np.float32))

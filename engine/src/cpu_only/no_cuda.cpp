@@ -33,6 +33,10 @@ void use_cuda_device(int) {
   throw_no_cuda("selecting a CUDA device");
 }
 
+int current_cuda_device() {
+  throw_no_cuda("asking for the current CUDA device");
+}
+
 Stream::Stream(StreamOrder) {
   throw_no_cuda("creating a CUDA stream");
 }

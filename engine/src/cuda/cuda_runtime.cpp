@@ -86,6 +86,16 @@ const CudaRuntimeInfo& cuda_runtime_info() {
   return info;
 }
 
+int current_cuda_device() {
+  if (!cuda_runtime_info().available()) {
+    throw Error(ErrorKind::DeviceUnavailable,
+                "no CUDA device: " + cuda_runtime_info().unavailable_reason);
+  }
+  int ordinal = 0;
+  RSW_CUDA_CHECK(cudaGetDevice(&ordinal), "asking for the current CUDA device");
+  return ordinal;
+}
+
 void use_cuda_device(int ordinal) {
   for (const DeviceInfo& device : cuda_runtime_info().devices) {
     if (device.ordinal == ordinal) {

@@ -56,6 +56,8 @@ RSW_API Backend resolve_backend(Backend requested);
 /// Makes `ordinal` the current CUDA device of the calling thread; throws rsw::Error when the
 /// ordinal does not name a usable device.
 RSW_API void use_cuda_device(int ordinal);
+/// The calling thread's current CUDA device; throws rsw::Error (DeviceUnavailable) without one.
+RSW_API int current_cuda_device();
 
 /// "NVIDIA H100 80GB HBM3: 132 SMs, 79.19 GiB, compute capability 9.0, L2 50.00 MiB,
 /// PCI 0000:01:00.0": one line for logs, --info and benchmark headers.

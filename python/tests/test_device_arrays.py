@@ -1,0 +1,135 @@
+"""Arrays in device memory: inputs by __cuda_array_interface__ and __dlpack__ used in place,
+results as DeviceArray read through both protocols without a copy (pointers checked), valid
+until the call that replaces them. The GPU tests need CuPy (and PyTorch for DLPack) and a
+device with the GPU backend; elsewhere they skip saying so. The checks a device array's
+description gets run everywhere: they fail before any device memory is read."""
+
+import numpy as np
+import pytest
+
+import radixsweep
+from conftest import brute_pairs, overlap_matrix, random_boxes, sorted_rows
+
+
+class FakeDeviceArray:
+    """Describes device memory it does not have: what the argument checks see first."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, mask=None):
+        self.__cuda_array_interface__ = {
+            "shape": shape, "typestr": typestr, "data": (0, True), "strides": strides,
+            "version": 3, "mask": mask, "stream": None,
+        }
+
+
+def test_device_array_descriptions_are_checked_first():
+    world = radixsweep.World(backend="cpu")
+    with pytest.raises(TypeError, match="boxes: expected float32, got float64"):
+        world.create(FakeDeviceArray((3, 6), "<f8"))
+    with pytest.raises(ValueError, match=r"boxes: expected shape \(n, 6\) or \(n, 2, 3\), got \(3, 5\)"):
+        world.create(FakeDeviceArray((3, 5)))
+    with pytest.raises(ValueError, match="boxes: expected a C-contiguous array in device memory"):
+        world.create(FakeDeviceArray((3, 6), strides=(4, 12)))
+    with pytest.raises(ValueError, match="boxes: a masked array cannot be read"):
+        world.create(FakeDeviceArray((3, 6), mask=object()))
+    with pytest.raises(TypeError, match="ids: expected ids in device memory as uint64"):
+        world.destroy(FakeDeviceArray((3,), "<u4"))
+    with pytest.raises(TypeError, match="move: ids and boxes both in host memory or both on the device"):
+        world.move(np.zeros(1, np.uint64), FakeDeviceArray((1, 6)))
+    with pytest.raises(ValueError, match=r"rays: expected shape \(n, 7\)"):
+        world.raycast(FakeDeviceArray((2, 6)))
+    bp = radixsweep.BroadPhase(backend="cpu")
+    with pytest.raises(TypeError, match="categories: expected an array in device memory, as the boxes are"):
+        bp.update(FakeDeviceArray((2, 6)), categories=np.ones(2, np.uint32))
+
+
+def test_ids_in_plain_integers(backend):
+    world = radixsweep.World(backend=backend)
+    ids = world.create(np.zeros((3, 6), np.float32), user=5)
+    as_uint64 = ids.view(np.uint64)
+    as_pairs = ids.view(np.uint32).reshape(3, 2)
+    assert world.user(as_uint64[1:2]) == 5
+    world.move(as_pairs, np.ones((3, 6), np.float32))
+    world.destroy(as_uint64)
+    world.step()
+    assert world.stats["proxies"] == 0
+
+
+def gpu_modules():
+    """CuPy, and PyTorch when it is there, on a machine whose GPU backend runs."""
+    cupy = pytest.importorskip("cupy", reason="CuPy is not installed")
+    if not radixsweep.info()["devices"]:
+        pytest.skip("no CUDA device: " + radixsweep.info()["no_device_reason"])
+    try:
+        import torch
+        torch = torch if torch.cuda.is_available() else None
+    except ImportError:
+        torch = None
+    return cupy, torch
+
+
+def pointer(array):
+    return array.__cuda_array_interface__["data"][0]
+
+
+def test_broad_phase_on_device_arrays(rng):
+    cupy, torch = gpu_modules()
+    boxes = random_boxes(rng, 2003)
+    worlds = rng.integers(0, 3, 2003).astype(np.uint32)
+    bp = radixsweep.BroadPhase(backend="gpu")
+    device_boxes = cupy.asarray(boxes)
+    bp.update(device_boxes, worlds=cupy.asarray(worlds))
+    pairs = bp.find_pairs(device=True)
+    assert isinstance(pairs, radixsweep.DeviceArray) and pairs.dtype == np.uint32
+    as_cupy = cupy.asarray(pairs)
+    assert as_cupy.data.ptr == pointer(pairs), "read in place"
+    np.testing.assert_array_equal(sorted_rows(cupy.asnumpy(as_cupy)),
+                                  brute_pairs(boxes, worlds=worlds))
+    if torch is not None:
+        as_torch = torch.utils.dlpack.from_dlpack(pairs)
+        assert as_torch.data_ptr() == pointer(pairs)
+        tensor_boxes = torch.from_numpy(boxes).cuda()
+        bp.update(tensor_boxes)  # by DLPack
+        np.testing.assert_array_equal(sorted_rows(bp.find_pairs()), brute_pairs(boxes))
+    regions = random_boxes(rng, 31, size=(0.0, 3.0))
+    hits = cupy.asnumpy(cupy.asarray(bp.query(cupy.asarray(regions))))
+    q, b = np.nonzero(overlap_matrix(regions, boxes))
+    np.testing.assert_array_equal(hits, np.stack([q, b], axis=1))
+    bp.update(device_boxes)
+    with pytest.raises(radixsweep.InvalidArgumentError, match="valid until the BroadPhase's next update"):
+        cupy.asarray(pairs)
+
+
+def test_world_on_device_arrays(rng):
+    cupy, torch = gpu_modules()
+    world = radixsweep.World(backend="gpu", sorted_events=True)
+    boxes = random_boxes(rng, 1009, extent=8.0)
+    ids = world.create(cupy.asarray(boxes))
+    assert isinstance(ids, radixsweep.DeviceArray) and ids.dtype == np.uint64 and ids.shape == (1009,)
+    world.step()
+    host_ids = cupy.asnumpy(cupy.asarray(ids)).view(radixsweep.proxy_id_dtype)
+    pairs = world.pairs(device=True)
+    found, lost = world.events(device=True)
+    as_cupy = cupy.asarray(pairs)
+    assert as_cupy.data.ptr == pointer(pairs)
+    expected = brute_pairs(boxes)
+    got = cupy.asnumpy(as_cupy)
+    by_id = {int(i): k for k, i in enumerate(host_ids.view(np.uint64))}
+    np.testing.assert_array_equal(sorted_rows([[by_id[int(a)], by_id[int(b)]] for a, b in got]),
+                                  expected)
+    assert len(found) == len(expected) and len(lost) == 0
+    moved = boxes + np.float32(0.3)
+    world.move(ids, cupy.asarray(moved))  # device ids straight from create
+    world.step()
+    with pytest.raises(radixsweep.InvalidArgumentError, match="valid until the World's next step"):
+        cupy.asarray(pairs)
+    if torch is not None:
+        rays = np.concatenate([rng.uniform(0, 8, (50, 3)), rng.normal(size=(50, 3)),
+                               np.full((50, 1), np.inf)], axis=1).astype(np.float32)
+        device_hits = torch.utils.dlpack.from_dlpack(world.raycast(torch.from_numpy(rays).cuda()))
+        host_hits = world.raycast(rays)
+        words = device_hits.cpu().numpy()
+        np.testing.assert_array_equal(words[:, 0], host_hits["ray"])
+        np.testing.assert_array_equal(words[:, 3].view(np.float32), host_hits["t"])
+    world.destroy(ids)
+    world.step()
+    assert world.stats["proxies"] == 0 and world.stats["lost"] > 0
