@@ -8,6 +8,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "device_arrays.hpp"
+#include "queries.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::python {
@@ -275,27 +276,11 @@ Empty otherwise. device=True: a DeviceArray, valid until the next update().
           [](const py::object& self_object, const py::object& regions, std::uint32_t mask,
              const py::object& world) -> py::object {
             auto& self = self_object.cast<PyBroadPhase&>();
-            self.queries.advance();
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
-            if (is_device_array(regions)) {
-              const DeviceInput input(regions, "regions");
-              const DeviceSpan<const physics::Aabb> view = device_boxes(input, "regions");
-              DeviceSpan<const physics::BoxQueryHit> hits;
-              {
-                py::gil_scoped_release unlocked;
-                hits = self.broad_phase.query(view, options);
-              }
-              return device_result(hits.data, {static_cast<std::int64_t>(hits.size), 2}, 'u', 4,
-                                   self_object, self.queries,
-                                   "the BroadPhase's next query() or update()");
-            }
-            const ArrayView<physics::Aabb> view = boxes_from(regions, "regions");
-            std::span<const physics::BoxQueryHit> hits;
-            {
-              py::gil_scoped_release unlocked;
-              hits = self.broad_phase.query(view.values, options);
-            }
-            return box_query_hits_to_numpy(hits);
+            return answer_query<physics::Aabb>(
+                self_object, self.queries, "the BroadPhase's next query() or update()", regions,
+                "regions", [&](auto view) { return self.broad_phase.query(view, options); },
+                box_query_hits_to_numpy);
           },
           py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
           py::arg("world") = py::none(),
@@ -309,28 +294,12 @@ uint32 (query, box), valid until the next query() or update().
           [](const py::object& self_object, const py::object& rays, bool all_hits,
              std::uint32_t mask, const py::object& world) -> py::object {
             auto& self = self_object.cast<PyBroadPhase&>();
-            self.rays.advance();
             const physics::RaycastOptions options{
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
-            if (is_device_array(rays)) {
-              const DeviceInput input(rays, "rays");
-              const DeviceSpan<const physics::Ray> view = device_rays(input, "rays");
-              DeviceSpan<const physics::BoxRayHit> hits;
-              {
-                py::gil_scoped_release unlocked;
-                hits = self.broad_phase.raycast(view, options);
-              }
-              return device_result(hits.data, {static_cast<std::int64_t>(hits.size), 3}, 'u', 4,
-                                   self_object, self.rays,
-                                   "the BroadPhase's next raycast() or update()");
-            }
-            const ArrayView<physics::Ray> view = rays_from(rays, "rays");
-            std::span<const physics::BoxRayHit> hits;
-            {
-              py::gil_scoped_release unlocked;
-              hits = self.broad_phase.raycast(view.values, options);
-            }
-            return box_ray_hits_to_numpy(hits);
+            return answer_query<physics::Ray>(
+                self_object, self.rays, "the BroadPhase's next raycast() or update()", rays, "rays",
+                [&](auto view) { return self.broad_phase.raycast(view, options); },
+                box_ray_hits_to_numpy);
           },
           py::arg("rays"), py::kw_only(), py::arg("all_hits") = false,
           py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = py::none(),

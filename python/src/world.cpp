@@ -10,6 +10,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "device_arrays.hpp"
+#include "queries.hpp"
 #include "rsw/engine/error.hpp"
 
 namespace rsw::python {
@@ -223,26 +224,10 @@ the pairs then that are not now (destroyed proxies included). device=True: Devic
           [](const py::object& self_object, const py::object& regions, std::uint32_t mask,
              const py::object& world) -> py::object {
             auto& self = self_object.cast<PyWorld&>();
-            self.queries.advance();
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
-            if (is_device_array(regions)) {
-              const DeviceInput input(regions, "regions");
-              const DeviceSpan<const physics::Aabb> view = device_boxes(input, "regions");
-              DeviceSpan<const physics::QueryHit> hits;
-              {
-                py::gil_scoped_release unlocked;
-                hits = self.world.query(view, options);
-              }
-              return device_result(hits.data, {static_cast<std::int64_t>(hits.size), 3}, 'u', 4,
-                                   self_object, self.queries, "the World's next query() or step()");
-            }
-            const ArrayView<physics::Aabb> view = boxes_from(regions, "regions");
-            std::span<const physics::QueryHit> hits;
-            {
-              py::gil_scoped_release unlocked;
-              hits = self.world.query(view.values, options);
-            }
-            return query_hits_to_numpy(hits);
+            return answer_query<physics::Aabb>(
+                self_object, self.queries, "the World's next query() or step()", regions, "regions",
+                [&](auto view) { return self.world.query(view, options); }, query_hits_to_numpy);
           },
           py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
           py::arg("world") = py::none(),
@@ -257,27 +242,11 @@ or step().
           [](const py::object& self_object, const py::object& rays, bool all_hits,
              std::uint32_t mask, const py::object& world) -> py::object {
             auto& self = self_object.cast<PyWorld&>();
-            self.rays.advance();
             const physics::RaycastOptions options{
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
-            if (is_device_array(rays)) {
-              const DeviceInput input(rays, "rays");
-              const DeviceSpan<const physics::Ray> view = device_rays(input, "rays");
-              DeviceSpan<const physics::RayHit> hits;
-              {
-                py::gil_scoped_release unlocked;
-                hits = self.world.raycast(view, options);
-              }
-              return device_result(hits.data, {static_cast<std::int64_t>(hits.size), 4}, 'u', 4,
-                                   self_object, self.rays, "the World's next raycast() or step()");
-            }
-            const ArrayView<physics::Ray> view = rays_from(rays, "rays");
-            std::span<const physics::RayHit> hits;
-            {
-              py::gil_scoped_release unlocked;
-              hits = self.world.raycast(view.values, options);
-            }
-            return ray_hits_to_numpy(hits);
+            return answer_query<physics::Ray>(
+                self_object, self.rays, "the World's next raycast() or step()", rays, "rays",
+                [&](auto view) { return self.world.raycast(view, options); }, ray_hits_to_numpy);
           },
           py::arg("rays"), py::kw_only(), py::arg("all_hits") = false,
           py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = py::none(),
