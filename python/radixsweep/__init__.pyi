@@ -57,6 +57,7 @@ class BroadPhase:
         group_by_world: bool = False,
         stage_times: bool = True,
         brute_force: bool = False,
+        stream: int | None = None,
     ) -> None: ...
     def update(
         self,
@@ -94,6 +95,7 @@ class World:
         sorted_events: bool = False,
         stage_times: bool = True,
         brute_force: bool = False,
+        stream: int | None = None,
     ) -> None: ...
     def create(
         self,

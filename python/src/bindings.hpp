@@ -7,6 +7,7 @@
 #include <string>
 
 #include "rsw/engine/backend.hpp"
+#include "rsw/engine/stream.hpp"
 #include "rsw/physics/broad_phase.hpp"
 #include "rsw/physics/world.hpp"
 #include "rsw/sort/sorter.hpp"
@@ -28,6 +29,8 @@ physics::SweepAxis axis_named(const std::string& name);
 physics::SweepMode mode_named(const std::string& name);
 /// "reject", "exclude".
 physics::InvalidBoxes invalid_boxes_named(const std::string& name);
+/// A CUDA stream handed over as an int (None: nullptr, the library's own streams).
+StreamHandle stream_named(const py::object& stream);
 /// A world id as the queries take it: None for every world (kAllWorlds), else an id.
 std::uint32_t world_named(const py::object& world);
 

@@ -59,8 +59,23 @@ physics::InvalidBoxes invalid_boxes_named(const std::string& name) {
   return named("invalid_boxes", name, kNames);
 }
 
+StreamHandle stream_named(const py::object& stream) {
+  if (stream.is_none()) return nullptr;
+  if (!py::isinstance<py::int_>(stream) || stream.cast<py::int_>() < py::int_(0)) {
+    throw py::type_error("stream: expected a CUDA stream as an int handle (cupy's stream.ptr, "
+                         "torch's stream.cuda_stream) or None, got " +
+                         py::repr(stream).cast<std::string>());
+  }
+  return reinterpret_cast<StreamHandle>(stream.cast<std::uintptr_t>());
+}
+
 std::uint32_t world_named(const py::object& world) {
   if (world.is_none()) return physics::kAllWorlds;
+  if (!py::isinstance<py::int_>(world) || world.cast<py::int_>() < py::int_(0) ||
+      world.cast<py::int_>() > py::int_(physics::kAllWorlds)) {
+    throw py::type_error("world: expected a world id (0 .. MAX_WORLD) or None, got " +
+                         py::repr(world).cast<std::string>());
+  }
   return world.cast<std::uint32_t>();
 }
 
@@ -119,6 +134,7 @@ namespace {
 struct PyBroadPhase {
   physics::BroadPhase broad_phase;
   rsw::Backend backend;
+  StreamHandle stream;  // the caller's, or nullptr: the library's own
   py::object boxes, categories, masks, worlds;
   std::vector<std::unique_ptr<DeviceInput>> device_inputs;
   Validity frame, queries, rays;
@@ -156,7 +172,7 @@ struct PyBroadPhase {
         throw py::type_error(std::string(name) +
                              ": expected an array in device memory, as the boxes are");
       }
-      inputs.push_back(std::make_unique<DeviceInput>(object, name));
+      inputs.push_back(std::make_unique<DeviceInput>(object, name, stream));
       return inputs.back().get();
     };
     const DeviceSpan<const physics::Aabb> view = device_boxes(*input(boxes_in, "boxes"), "boxes");
@@ -193,8 +209,10 @@ A box with NaN, an infinite coordinate or min > max is an InvalidArgumentError n
 )doc")
       .def(py::init([](const std::string& backend, const std::string& sort, const std::string& mode,
                        const std::string& axis, const std::string& invalid_boxes, bool sorted_pairs,
-                       bool group_by_world, bool stage_times, bool brute_force) {
+                       bool group_by_world, bool stage_times, bool brute_force,
+                       const py::object& stream) {
              const rsw::Backend resolved = rsw::resolve_backend(backend_named(backend));
+             const StreamHandle handle = stream_named(stream);
              return PyBroadPhase{
                  physics::BroadPhase({.backend = resolved,
                                       .brute_force = brute_force,
@@ -204,13 +222,15 @@ A box with NaN, an infinite coordinate or min > max is an InvalidArgumentError n
                                       .invalid_boxes = invalid_boxes_named(invalid_boxes),
                                       .sorted_pairs = sorted_pairs,
                                       .group_by_world = group_by_world,
-                                      .stage_times = stage_times}),
-                 resolved};
+                                      .stage_times = stage_times,
+                                      .stream = handle}),
+                 resolved, handle};
            }),
            py::kw_only(), py::arg("backend") = "auto", py::arg("sort") = "auto",
            py::arg("mode") = "cells", py::arg("axis") = "x", py::arg("invalid_boxes") = "reject",
            py::arg("sorted_pairs") = false, py::arg("group_by_world") = false,
            py::arg("stage_times") = true, py::arg("brute_force") = false,
+           py::arg("stream") = py::none(),
            R"doc(backend: "auto" (the GPU when a CUDA device is usable), "cpu" or "gpu".
 sort: the boxes' sort: "auto", "cpu", "fourway" or "onesweep".
 mode: "cells" (sweep inside the cells of a grid over the other axes) or "axis_sweep".
@@ -220,6 +240,9 @@ sorted_pairs: pairs sorted by (a, b); otherwise in the sweep's order (the set is
 group_by_world: pairs sorted by (world, a, b), and world_pair_offsets() says where each begins.
 stage_times: time each stage for stats.
 brute_force: test every pair on the CPU, O(n^2): an oracle.
+stream: the CUDA stream the GPU works on, as an int handle (cupy's stream.ptr, torch's
+stream.cuda_stream); None: a stream of its own, ordered with the default stream. Device
+arrays are then read in that stream's order, and device results are ready in it.
 )doc")
       .def(
           "update", &PyBroadPhase::update, py::arg("boxes"), py::arg("categories") = py::none(),
@@ -241,7 +264,8 @@ frame. The arrays are read in place; query() and raycast() read them again.
                 pairs = self.broad_phase.find_pairs_device();
               }
               return device_result(pairs.data, {static_cast<std::int64_t>(pairs.size), 2}, 'u', 4,
-                                   self_object, self.frame, "the BroadPhase's next update()");
+                                   self_object, self.frame, "the BroadPhase's next update()",
+                                   self.stream);
             }
             physics::PairView pairs;
             {
@@ -262,7 +286,8 @@ frame. The arrays are read in place; query() and raycast() read them again.
               const DeviceSpan<const std::uint32_t> offsets =
                   self.broad_phase.world_pair_offsets_device();
               return device_result(offsets.data, {static_cast<std::int64_t>(offsets.size)}, 'u', 4,
-                                   self_object, self.frame, "the BroadPhase's next update()");
+                                   self_object, self.frame, "the BroadPhase's next update()",
+                                   self.stream);
             }
             return uint32_to_numpy(self.broad_phase.world_pair_offsets());
           },
@@ -278,8 +303,9 @@ Empty otherwise. device=True: a DeviceArray, valid until the next update().
             auto& self = self_object.cast<PyBroadPhase&>();
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
             return answer_query<physics::Aabb>(
-                self_object, self.queries, "the BroadPhase's next query() or update()", regions,
-                "regions", [&](auto view) { return self.broad_phase.query(view, options); },
+                self_object, self.stream, self.queries, "the BroadPhase's next query() or update()",
+                regions, "regions",
+                [&](auto view) { return self.broad_phase.query(view, options); },
                 box_query_hits_to_numpy);
           },
           py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
@@ -297,8 +323,8 @@ uint32 (query, box), valid until the next query() or update().
             const physics::RaycastOptions options{
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
             return answer_query<physics::Ray>(
-                self_object, self.rays, "the BroadPhase's next raycast() or update()", rays, "rays",
-                [&](auto view) { return self.broad_phase.raycast(view, options); },
+                self_object, self.stream, self.rays, "the BroadPhase's next raycast() or update()",
+                rays, "rays", [&](auto view) { return self.broad_phase.raycast(view, options); },
                 box_ray_hits_to_numpy);
           },
           py::arg("rays"), py::kw_only(), py::arg("all_hits") = false,

@@ -40,7 +40,7 @@ bool is_device_array(py::handle object) {
   return device.first == dlpack::kCuda || device.first == dlpack::kCudaManaged;
 }
 
-DeviceInput::DeviceInput(py::handle object, const char* name)
+DeviceInput::DeviceInput(py::handle object, const char* name, StreamHandle stream)
     : keep_(py::reinterpret_borrow<py::object>(object)) {
   const std::string what = name;
   if (py::hasattr(object, "__cuda_array_interface__")) {
@@ -69,17 +69,19 @@ DeviceInput::DeviceInput(py::handle object, const char* name)
     }
     // Version 3: the producer's work on `stream` must be done before its data is read.
     if (interface.contains("stream") && !interface["stream"].is_none()) {
-      const auto stream = interface["stream"].cast<std::uintptr_t>();
-      synchronize(reinterpret_cast<StreamHandle>(stream));
+      const auto producer = interface["stream"].cast<std::uintptr_t>();
+      synchronize(reinterpret_cast<StreamHandle>(producer));
     }
     return;
   }
   if (!is_device_array(object)) {
     throw py::type_error(what + ": not an array in device memory");
   }
-  // DLPack: the producer orders its work before the legacy default stream (1), which the
-  // library's streams follow; the tensor is ours until the deleter gives it back.
-  py::object capsule = object.attr("__dlpack__")(py::arg("stream") = 1);
+  // DLPack: the producer orders its work before `stream`, or before the legacy default stream
+  // (1), which the library's own streams follow; the tensor is ours until the deleter gives it
+  // back.
+  const std::uintptr_t consumer = stream != nullptr ? reinterpret_cast<std::uintptr_t>(stream) : 1;
+  py::object capsule = object.attr("__dlpack__")(py::arg("stream") = consumer);
   auto* managed = static_cast<dlpack::ManagedTensor*>(
       PyCapsule_GetPointer(capsule.ptr(), dlpack::kCapsuleName));
   if (managed == nullptr) throw py::error_already_set();
@@ -195,6 +197,7 @@ struct DeviceArray {
   std::uint64_t born = 0;
   std::string valid_until;
   int device = 0;
+  StreamHandle stream = nullptr;  // ready in its order; none: ready now
 
   void check_valid() const {
     if (epoch != nullptr && *epoch != born) {
@@ -230,31 +233,26 @@ void free_unused_capsule(PyObject* capsule) {
 }  // namespace
 
 py::object device_result(const void* data, std::vector<std::int64_t> shape, char kind, int bytes,
-                         py::object owner, const Validity& validity, std::string valid_until) {
-  return py::cast(DeviceArray{data,
-                              std::move(shape),
-                              kind,
-                              bytes,
-                              std::move(owner),
-                              {},
-                              validity.epoch,
-                              *validity.epoch,
-                              std::move(valid_until),
-                              rsw::current_cuda_device()});
+                         py::object owner, const Validity& validity, std::string valid_until,
+                         StreamHandle stream) {
+  DeviceArray array{.data = data, .shape = std::move(shape), .kind = kind, .bytes = bytes};
+  array.owner = std::move(owner);
+  array.epoch = validity.epoch;
+  array.born = *validity.epoch;
+  array.valid_until = std::move(valid_until);
+  array.device = rsw::current_cuda_device();
+  array.stream = stream;
+  return py::cast(std::move(array));
 }
 
 py::object device_result(std::shared_ptr<const void> storage, const void* data,
-                         std::vector<std::int64_t> shape, char kind, int bytes) {
-  return py::cast(DeviceArray{data,
-                              std::move(shape),
-                              kind,
-                              bytes,
-                              py::none(),
-                              std::move(storage),
-                              nullptr,
-                              0,
-                              {},
-                              rsw::current_cuda_device()});
+                         std::vector<std::int64_t> shape, char kind, int bytes,
+                         StreamHandle stream) {
+  DeviceArray array{.data = data, .shape = std::move(shape), .kind = kind, .bytes = bytes};
+  array.storage = std::move(storage);
+  array.device = rsw::current_cuda_device();
+  array.stream = stream;
+  return py::cast(std::move(array));
 }
 
 void bind_device_array(py::module_& module) {
@@ -283,7 +281,11 @@ that took it before must not read it after.)doc")
             interface["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(self.data), true);
             interface["strides"] = py::none();
             interface["version"] = 3;
-            interface["stream"] = py::none();  // ready when the call that made it returned
+            if (self.stream != nullptr) {
+              interface["stream"] = reinterpret_cast<std::uintptr_t>(self.stream);
+            } else {
+              interface["stream"] = py::none();  // ready when the call that made it returned
+            }
             return interface;
           })
       .def(
@@ -291,6 +293,8 @@ that took it before must not read it after.)doc")
           [](py::object self_object, const py::object&) {
             const auto& self = self_object.cast<const DeviceArray&>();
             self.check_valid();
+            // Ready for any consumer's stream: the owner's work on its own stream done first.
+            if (self.stream != nullptr) synchronize(self.stream);
             auto* exported = new Exported{{}, self.shape, self_object};
             dlpack::Tensor& tensor = exported->managed.dl_tensor;
             tensor.data = const_cast<void*>(self.data);
@@ -308,7 +312,8 @@ that took it before must not read it after.)doc")
             return py::capsule(&exported->managed, dlpack::kCapsuleName, free_unused_capsule);
           },
           py::kw_only(), py::arg("stream") = py::none(),
-          "The array as a DLPack capsule (it is ready on every stream: no order to keep).")
+          "The array as a DLPack capsule, ready on every stream (the owner's stream, when it has "
+          "one of its own, is waited for first).")
       .def("__dlpack_device__",
            [](const DeviceArray& self) { return py::make_tuple(int{dlpack::kCuda}, self.device); });
 }

@@ -13,6 +13,7 @@
 
 #include "dlpack.hpp"
 #include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/stream.hpp"
 #include "rsw/physics/world.hpp"
 
 namespace rsw::python {
@@ -24,13 +25,13 @@ namespace py = pybind11;
 bool is_device_array(py::handle object);
 
 /// An argument array in device memory, in C order, its producer kept alive (and a DLPack
-/// tensor given back when this goes). Ready to be read on the default stream once made: the
-/// interface's stream is waited for, or the DLPack producer is asked to order its work before
-/// the legacy default stream.
+/// tensor given back when this goes). Ready to be read on `stream` (nullptr: the library's
+/// own streams, which follow the legacy default stream) once made: the interface's stream is
+/// waited for, or the DLPack producer is asked to order its work before `stream`.
 class DeviceInput {
  public:
   /// `object`'s array; a TypeError or ValueError naming `name` when it cannot be read.
-  DeviceInput(py::handle object, const char* name);
+  DeviceInput(py::handle object, const char* name, StreamHandle stream);
   ~DeviceInput();
   DeviceInput(const DeviceInput&) = delete;
   DeviceInput& operator=(const DeviceInput&) = delete;
@@ -69,13 +70,16 @@ struct Validity {
 };
 
 /// A DeviceArray over `data` (device memory the owner holds): elements of `kind` and `bytes`,
-/// of `shape`, valid while `validity` has not advanced; `owner` is kept alive with it.
+/// of `shape`, valid while `validity` has not advanced; `owner` is kept alive with it. It is
+/// ready in `stream`'s order (nullptr: when the call that made it returned).
 py::object device_result(const void* data, std::vector<std::int64_t> shape, char kind, int bytes,
-                         py::object owner, const Validity& validity, std::string valid_until);
+                         py::object owner, const Validity& validity, std::string valid_until,
+                         StreamHandle stream);
 
 /// A DeviceArray over `data`, inside `storage`, which it owns: valid as long as it lives.
 py::object device_result(std::shared_ptr<const void> storage, const void* data,
-                         std::vector<std::int64_t> shape, char kind, int bytes);
+                         std::vector<std::int64_t> shape, char kind, int bytes,
+                         StreamHandle stream);
 
 /// Registers radixsweep.DeviceArray.
 void bind_device_array(py::module_& module);

@@ -32,17 +32,18 @@ inline DeviceSpan<const physics::Ray> device_arguments(const DeviceInput& input,
   return device_rays(input, name);
 }
 
-/// Asks a query of `arguments` (Element: regions or rays, named `name`): ask(host span) or
-/// ask(device span) with the GIL released. Host hits come back through to_numpy; device hits as
-/// a DeviceArray of rows of 32-bit words (a Hit each), owned by `owner` and valid until
-/// `validity` advances (which this call does first, as its results replace the last ones).
+/// Asks a query of `arguments` (Element: regions or rays, named `name`) of an owner working on
+/// `stream`: ask(host span) or ask(device span) with the GIL released. Host hits come back through
+/// to_numpy; device hits as a DeviceArray of rows of 32-bit words (a Hit each), owned by `owner`
+/// and valid until `validity` advances (which this call does first, as its results replace the last
+/// ones).
 template <class Element, class Ask, class ToNumpy>
-py::object answer_query(const py::object& owner, Validity& validity, const char* valid_until,
-                        const py::object& arguments, const char* name, Ask&& ask,
-                        ToNumpy&& to_numpy) {
+py::object answer_query(const py::object& owner, StreamHandle stream, Validity& validity,
+                        const char* valid_until, const py::object& arguments, const char* name,
+                        Ask&& ask, ToNumpy&& to_numpy) {
   validity.advance();
   if (is_device_array(arguments)) {
-    const DeviceInput input(arguments, name);
+    const DeviceInput input(arguments, name, stream);
     const auto view = device_arguments(input, name, static_cast<const Element*>(nullptr));
     decltype(ask(view)) hits;
     {
@@ -53,7 +54,7 @@ py::object answer_query(const py::object& owner, Validity& validity, const char*
     static_assert(sizeof(Hit) % 4 == 0, "hits are rows of 32-bit words");
     constexpr auto kWords = static_cast<std::int64_t>(sizeof(Hit) / 4);
     return device_result(hits.data, {static_cast<std::int64_t>(hits.size), kWords}, 'u', 4, owner,
-                         validity, valid_until);
+                         validity, valid_until, stream);
   }
   const ArrayView<Element> view =
       host_arguments(arguments, name, static_cast<const Element*>(nullptr));

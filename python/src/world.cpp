@@ -26,6 +26,7 @@ physics::Motion motion_named(const std::string& name) {
 struct PyWorld {
   physics::World world;
   rsw::Backend backend;
+  StreamHandle stream;  // the caller's, or nullptr: the library's own
   Validity steps, queries, rays;
 };
 
@@ -42,7 +43,7 @@ void check_one_box_per_id(std::size_t ids, std::size_t boxes) {
 py::object device_pairs(const py::object& owner, const PyWorld& self,
                         DeviceSpan<const physics::ProxyPair> pairs) {
   return device_result(pairs.data, {static_cast<std::int64_t>(pairs.size), 2}, 'u', 8, owner,
-                       self.steps, kUntilStep);
+                       self.steps, kUntilStep, self.stream);
 }
 
 }  // namespace
@@ -73,21 +74,23 @@ copy by cupy.asarray or torch.from_dlpack. Ids there are uint64 (index | generat
 )doc")
       .def(py::init([](const std::string& backend, const std::string& sort, const std::string& axis,
                        const std::string& invalid_boxes, bool sorted_events, bool stage_times,
-                       bool brute_force) {
+                       bool brute_force, const py::object& stream) {
              const rsw::Backend resolved = rsw::resolve_backend(backend_named(backend));
+             const StreamHandle handle = stream_named(stream);
              return PyWorld{physics::World({.backend = resolved,
                                             .brute_force = brute_force,
                                             .sort = sort_named(sort),
                                             .axis = axis_named(axis),
                                             .invalid_boxes = invalid_boxes_named(invalid_boxes),
                                             .sorted_events = sorted_events,
-                                            .stage_times = stage_times}),
-                            resolved};
+                                            .stage_times = stage_times,
+                                            .stream = handle}),
+                            resolved, handle};
            }),
            py::kw_only(), py::arg("backend") = "auto", py::arg("sort") = "auto",
            py::arg("axis") = "x", py::arg("invalid_boxes") = "reject",
            py::arg("sorted_events") = false, py::arg("stage_times") = true,
-           py::arg("brute_force") = false,
+           py::arg("brute_force") = false, py::arg("stream") = py::none(),
            R"doc(backend: "auto" (the GPU when a CUDA device is usable), "cpu" or "gpu".
 sort: the moving proxies' sort: "auto", "cpu", "fourway" or "onesweep".
 axis: the sweep axis: "x", "y", "z" or "largest_variance".
@@ -96,6 +99,9 @@ nothing).
 sorted_events: found and lost sorted by (a, b) (sorted on the CPU anyway).
 stage_times: time each stage for stats.
 brute_force: test every pair on the CPU, O(n^2): an oracle.
+stream: the CUDA stream the GPU works on, as an int handle (cupy's stream.ptr, torch's
+stream.cuda_stream); None: a stream of its own, ordered with the default stream. Device
+arrays are then read in that stream's order, and device results are ready in it.
 )doc")
       .def(
           "create",
@@ -108,7 +114,7 @@ brute_force: test every pair on the CPU, O(n^2): an oracle.
                                                 .world = world,
                                                 .user = user};
             if (is_device_array(boxes)) {  // the ids into device memory of their own
-              const DeviceInput input(boxes, "boxes");
+              const DeviceInput input(boxes, "boxes", self.stream);
               const DeviceSpan<const physics::Aabb> view = device_boxes(input, "boxes");
               auto ids = std::make_shared<DeviceBuffer<physics::ProxyId>>(view.size);
               {
@@ -117,7 +123,7 @@ brute_force: test every pair on the CPU, O(n^2): an oracle.
               }
               const void* data = ids->data();
               return device_result(std::move(ids), data, {static_cast<std::int64_t>(view.size)},
-                                   'u', 8);
+                                   'u', 8, self.stream);
             }
             const ArrayView<physics::Aabb> view = boxes_from(boxes, "boxes");
             std::vector<physics::ProxyId> ids(view.values.size());
@@ -143,8 +149,8 @@ from the next step().
               throw py::type_error("move: ids and boxes both in host memory or both on the device");
             }
             if (ids_on_device) {
-              const DeviceInput id_input(ids, "ids");
-              const DeviceInput box_input(boxes, "boxes");
+              const DeviceInput id_input(ids, "ids", self.stream);
+              const DeviceInput box_input(boxes, "boxes", self.stream);
               const DeviceSpan<const physics::ProxyId> id_view = device_ids(id_input, "ids");
               const DeviceSpan<const physics::Aabb> box_view = device_boxes(box_input, "boxes");
               check_one_box_per_id(id_view.size, box_view.size);
@@ -166,7 +172,7 @@ from the next step().
           "destroy",
           [](PyWorld& self, const py::object& ids) {
             if (is_device_array(ids)) {
-              const DeviceInput input(ids, "ids");
+              const DeviceInput input(ids, "ids", self.stream);
               const DeviceSpan<const physics::ProxyId> view = device_ids(input, "ids");
               py::gil_scoped_release unlocked;
               self.world.destroy(view);
@@ -226,8 +232,9 @@ the pairs then that are not now (destroyed proxies included). device=True: Devic
             auto& self = self_object.cast<PyWorld&>();
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
             return answer_query<physics::Aabb>(
-                self_object, self.queries, "the World's next query() or step()", regions, "regions",
-                [&](auto view) { return self.world.query(view, options); }, query_hits_to_numpy);
+                self_object, self.stream, self.queries, "the World's next query() or step()",
+                regions, "regions", [&](auto view) { return self.world.query(view, options); },
+                query_hits_to_numpy);
           },
           py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
           py::arg("world") = py::none(),
@@ -245,8 +252,9 @@ or step().
             const physics::RaycastOptions options{
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
             return answer_query<physics::Ray>(
-                self_object, self.rays, "the World's next raycast() or step()", rays, "rays",
-                [&](auto view) { return self.world.raycast(view, options); }, ray_hits_to_numpy);
+                self_object, self.stream, self.rays, "the World's next raycast() or step()", rays,
+                "rays", [&](auto view) { return self.world.raycast(view, options); },
+                ray_hits_to_numpy);
           },
           py::arg("rays"), py::kw_only(), py::arg("all_hits") = false,
           py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = py::none(),

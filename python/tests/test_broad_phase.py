@@ -161,6 +161,11 @@ def test_bad_arguments_say_what_was_expected(backend):
         radixsweep.BroadPhase(mode="diagonal")
     with pytest.raises(TypeError):
         radixsweep.BroadPhase("cpu")  # options are keywords
+    with pytest.raises(TypeError, match="stream: expected a CUDA stream as an int handle"):
+        radixsweep.BroadPhase(backend=backend, stream="default")
+    bp.update(good)
+    with pytest.raises(TypeError, match=r"world: expected a world id \(0 .. MAX_WORLD\) or None"):
+        bp.query(good, world=-1)
 
 
 def test_a_region_that_is_not_a_box_is_an_error(backend):
