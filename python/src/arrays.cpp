@@ -148,30 +148,6 @@ py::array proxy_pairs_to_numpy(std::span<const physics::ProxyPair> pairs) {
       {static_cast<py::ssize_t>(pairs.size()), 2});
 }
 
-py::array ids_to_numpy(std::span<const physics::ProxyId> ids) {
-  return copy_to_numpy(ids, {static_cast<py::ssize_t>(ids.size())});
-}
-
-py::array uint32_to_numpy(std::span<const std::uint32_t> values) {
-  return copy_to_numpy(values, {static_cast<py::ssize_t>(values.size())});
-}
-
-py::array query_hits_to_numpy(std::span<const physics::QueryHit> hits) {
-  return copy_to_numpy(hits, {static_cast<py::ssize_t>(hits.size())});
-}
-
-py::array ray_hits_to_numpy(std::span<const physics::RayHit> hits) {
-  return copy_to_numpy(hits, {static_cast<py::ssize_t>(hits.size())});
-}
-
-py::array box_query_hits_to_numpy(std::span<const physics::BoxQueryHit> hits) {
-  return copy_to_numpy(hits, {static_cast<py::ssize_t>(hits.size())});
-}
-
-py::array box_ray_hits_to_numpy(std::span<const physics::BoxRayHit> hits) {
-  return copy_to_numpy(hits, {static_cast<py::ssize_t>(hits.size())});
-}
-
 void register_dtypes(py::module_& module) {
   using physics::BoxQueryHit;
   using physics::BoxRayHit;

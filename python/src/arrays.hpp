@@ -8,8 +8,10 @@
 #include <pybind11/pybind11.h>
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "rsw/physics/aabb.hpp"
 #include "rsw/physics/world.hpp"
@@ -38,15 +40,19 @@ ArrayView<physics::ProxyId> ids_from(py::handle object, const char* name);
 ArrayView<std::uint32_t> uint32_from(py::handle object, const char* name, std::size_t count);
 
 /// Copies into new arrays: pairs of box indices as (m, 2) uint32; proxy pairs as (m, 2) of
-/// proxy_id_dtype; ids as (n,) of proxy_id_dtype; hits as structured arrays.
+/// proxy_id_dtype.
 py::array pairs_to_numpy(std::span<const physics::Pair> pairs);
 py::array proxy_pairs_to_numpy(std::span<const physics::ProxyPair> pairs);
-py::array ids_to_numpy(std::span<const physics::ProxyId> ids);
-py::array uint32_to_numpy(std::span<const std::uint32_t> values);
-py::array query_hits_to_numpy(std::span<const physics::QueryHit> hits);
-py::array ray_hits_to_numpy(std::span<const physics::RayHit> hits);
-py::array box_query_hits_to_numpy(std::span<const physics::BoxQueryHit> hits);
-py::array box_ray_hits_to_numpy(std::span<const physics::BoxRayHit> hits);
+
+/// A copy of `records` as a new (n,) array of their dtype: a number type, or a struct whose
+/// dtype register_dtypes() made (ids, hits).
+template <class T>
+py::array records_to_numpy(std::span<const T> records) {
+  const std::vector<py::ssize_t> shape = {static_cast<py::ssize_t>(records.size())};
+  py::array out(py::dtype::of<T>(), shape);
+  if (!records.empty()) std::memcpy(out.mutable_data(), records.data(), records.size_bytes());
+  return out;
+}
 
 /// Registers the structured dtypes (proxy_id_dtype, ...) with NumPy and the module.
 void register_dtypes(py::module_& module);

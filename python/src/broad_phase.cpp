@@ -62,9 +62,10 @@ physics::InvalidBoxes invalid_boxes_named(const std::string& name) {
 StreamHandle stream_named(const py::object& stream) {
   if (stream.is_none()) return nullptr;
   if (!py::isinstance<py::int_>(stream) || stream.cast<py::int_>() < py::int_(0)) {
-    throw py::type_error("stream: expected a CUDA stream as an int handle (cupy's stream.ptr, "
-                         "torch's stream.cuda_stream) or None, got " +
-                         py::repr(stream).cast<std::string>());
+    throw py::type_error(
+        "stream: expected a CUDA stream as an int handle (cupy's stream.ptr, "
+        "torch's stream.cuda_stream) or None, got " +
+        py::repr(stream).cast<std::string>());
   }
   return reinterpret_cast<StreamHandle>(stream.cast<std::uintptr_t>());
 }
@@ -289,7 +290,7 @@ frame. The arrays are read in place; query() and raycast() read them again.
                                    self_object, self.frame, "the BroadPhase's next update()",
                                    self.stream);
             }
-            return uint32_to_numpy(self.broad_phase.world_pair_offsets());
+            return records_to_numpy(self.broad_phase.world_pair_offsets());
           },
           py::kw_only(), py::arg("device") = false,
           R"doc(With group_by_world: where each world's pairs begin in find_pairs(): world w's pairs are
@@ -305,8 +306,7 @@ Empty otherwise. device=True: a DeviceArray, valid until the next update().
             return answer_query<physics::Aabb>(
                 self_object, self.stream, self.queries, "the BroadPhase's next query() or update()",
                 regions, "regions",
-                [&](auto view) { return self.broad_phase.query(view, options); },
-                box_query_hits_to_numpy);
+                [&](auto view) { return self.broad_phase.query(view, options); });
           },
           py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
           py::arg("world") = py::none(),
@@ -324,8 +324,7 @@ uint32 (query, box), valid until the next query() or update().
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
             return answer_query<physics::Ray>(
                 self_object, self.stream, self.rays, "the BroadPhase's next raycast() or update()",
-                rays, "rays", [&](auto view) { return self.broad_phase.raycast(view, options); },
-                box_ray_hits_to_numpy);
+                rays, "rays", [&](auto view) { return self.broad_phase.raycast(view, options); });
           },
           py::arg("rays"), py::kw_only(), py::arg("all_hits") = false,
           py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = py::none(),

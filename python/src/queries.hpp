@@ -33,14 +33,14 @@ inline DeviceSpan<const physics::Ray> device_arguments(const DeviceInput& input,
 }
 
 /// Asks a query of `arguments` (Element: regions or rays, named `name`) of an owner working on
-/// `stream`: ask(host span) or ask(device span) with the GIL released. Host hits come back through
-/// to_numpy; device hits as a DeviceArray of rows of 32-bit words (a Hit each), owned by `owner`
-/// and valid until `validity` advances (which this call does first, as its results replace the last
-/// ones).
-template <class Element, class Ask, class ToNumpy>
+/// `stream`: ask(host span) or ask(device span) with the GIL released. Host hits come back as a
+/// NumPy array of their dtype; device hits as a DeviceArray of rows of 32-bit words (a Hit
+/// each), owned by `owner` and valid until `validity` advances (which this call does first, as
+/// its results replace the last ones).
+template <class Element, class Ask>
 py::object answer_query(const py::object& owner, StreamHandle stream, Validity& validity,
                         const char* valid_until, const py::object& arguments, const char* name,
-                        Ask&& ask, ToNumpy&& to_numpy) {
+                        Ask&& ask) {
   validity.advance();
   if (is_device_array(arguments)) {
     const DeviceInput input(arguments, name, stream);
@@ -63,7 +63,7 @@ py::object answer_query(const py::object& owner, StreamHandle stream, Validity& 
     py::gil_scoped_release unlocked;
     hits = ask(view.values);
   }
-  return to_numpy(hits);
+  return records_to_numpy(hits);
 }
 
 }  // namespace rsw::python

@@ -131,7 +131,7 @@ arrays are then read in that stream's order, and device results are ready in it.
               py::gil_scoped_release unlocked;
               self.world.create(view.values, options, ids);
             }
-            return ids_to_numpy(ids);
+            return records_to_numpy(std::span<const physics::ProxyId>(ids));
           },
           py::arg("boxes"), py::kw_only(), py::arg("motion") = "moving", py::arg("category") = 1u,
           py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = 0u, py::arg("user") = 0u,
@@ -233,8 +233,7 @@ the pairs then that are not now (destroyed proxies included). device=True: Devic
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
             return answer_query<physics::Aabb>(
                 self_object, self.stream, self.queries, "the World's next query() or step()",
-                regions, "regions", [&](auto view) { return self.world.query(view, options); },
-                query_hits_to_numpy);
+                regions, "regions", [&](auto view) { return self.world.query(view, options); });
           },
           py::arg("regions"), py::kw_only(), py::arg("mask") = 0xFFFFFFFFu,
           py::arg("world") = py::none(),
@@ -253,8 +252,7 @@ or step().
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
             return answer_query<physics::Ray>(
                 self_object, self.stream, self.rays, "the World's next raycast() or step()", rays,
-                "rays", [&](auto view) { return self.world.raycast(view, options); },
-                ray_hits_to_numpy);
+                "rays", [&](auto view) { return self.world.raycast(view, options); });
           },
           py::arg("rays"), py::kw_only(), py::arg("all_hits") = false,
           py::arg("mask") = 0xFFFFFFFFu, py::arg("world") = py::none(),

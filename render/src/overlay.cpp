@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rsw/engine/error.hpp"
@@ -21,6 +22,9 @@
 
 namespace rsw::render {
 namespace {
+
+// Partners the stats panel names before "and N more".
+constexpr std::size_t kListed = 8;
 
 constexpr float kPanelMargin = 10.0f;
 constexpr float kPlotWidth = 140.0f;
@@ -108,7 +112,6 @@ void stats_panel(const OverlayStats& stats) {
     ImGui::Separator();
     ImGui::Text("picked      %s", stats.picked.c_str());
     ImGui::Text("partners    %s", with_thousands(stats.partners.size()).c_str());
-    constexpr std::size_t kListed = 8;
     for (std::size_t k = 0; k < std::min(stats.partners.size(), kListed); ++k)
       ImGui::Text("  %s", stats.partners[k].c_str());
     if (stats.partners.size() > kListed)
@@ -168,6 +171,18 @@ void help_panel(OverlayControls& controls) {
 
 }  // namespace
 
+namespace {
+
+// The rows the stats panel's picking section takes: what changes its height between frames.
+std::size_t picking_rows_of(const OverlayStats& stats) {
+  std::size_t rows = stats.region.empty() ? 0 : 1;
+  if (!stats.picked.empty())
+    rows += 2 + std::min(stats.partners.size(), kListed) + (stats.partners.size() > kListed);
+  return rows;
+}
+
+}  // namespace
+
 struct Overlay::Impl {
   using Clock = std::chrono::steady_clock;
 
@@ -175,6 +190,7 @@ struct Overlay::Impl {
   Clock::time_point last_draw = Clock::now();
   bool glfw_backend = false;
   bool opengl_backend = false;
+  std::size_t picking_rows = 0;  // the last frame's
 
   void start(Window* input) {
     if (overlay_exists) throw Error(ErrorKind::InvalidArgument, "an Overlay already exists");
@@ -243,9 +259,11 @@ void Overlay::draw(const OverlayStats& stats, OverlayControls& controls, Rendere
   if (io.DisplaySize.x > 0 && io.DisplaySize.y > 0) {
     io.DisplayFramebufferScale = ImVec2(image.x / io.DisplaySize.x, image.y / io.DisplaySize.y);
   }
-  if (!state.glfw_backend) {
-    // Headless, each frame is laid out twice: a panel that sizes itself to its contents takes
-    // the size of the frame before, and a screenshot shows only that one frame.
+  const std::size_t rows = picking_rows_of(stats);
+  if (!state.glfw_backend && rows != std::exchange(state.picking_rows, rows)) {
+    // Headless, a frame whose panel grew or shrank is laid out twice: a panel that sizes
+    // itself to its contents takes the size of the frame before, and a screenshot shows only
+    // that one frame.
     OverlayControls unchanged = controls;
     ImGui::NewFrame();
     stats_panel(stats);

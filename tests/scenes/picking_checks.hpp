@@ -16,6 +16,7 @@
 
 #include "../physics/world_checks.hpp"
 #include "rsw/physics/aabb.hpp"
+#include "rsw/physics/broad_phase.hpp"
 #include "rsw/render/orbit_camera.hpp"
 #include "rsw/scenes/scene.hpp"
 
@@ -35,17 +36,16 @@ struct PickRules {
   float slack = 0;
 };
 
-/// Where ray r enters box b grown by `slack` on every side, by the slab test of physics::Ray
-/// (the physics tests' oracle), if it does.
-inline std::optional<float> enters(const physics::Ray& r, const physics::Aabb& b, float slack) {
-  const physics::Aabb grown{{b.min.x - slack, b.min.y - slack, b.min.z - slack},
-                            {b.max.x + slack, b.max.y + slack, b.max.z + slack}};
-  return rsw::test::oracle_entry(r, grown);
+/// Box b grown by `slack` on every side (shrunk for a negative one).
+inline physics::Aabb grown(const physics::Aabb& b, float slack) {
+  return {{b.min.x - slack, b.min.y - slack, b.min.z - slack},
+          {b.max.x + slack, b.max.y + slack, b.max.z + slack}};
 }
 
-inline bool overlap(const physics::Aabb& a, const physics::Aabb& b, float slack) {
-  return a.min.x <= b.max.x + slack && b.min.x <= a.max.x + slack && a.min.y <= b.max.y + slack &&
-         b.min.y <= a.max.y + slack && a.min.z <= b.max.z + slack && b.min.z <= a.max.z + slack;
+/// Where ray r enters box b grown by `slack`, by the slab test of physics::Ray (the physics
+/// tests' oracle), if it does.
+inline std::optional<float> enters(const physics::Ray& r, const physics::Aabb& b, float slack) {
+  return rsw::test::oracle_entry(r, grown(b, slack));
 }
 
 /// The scene's boxes as drawn, by object number.
@@ -66,8 +66,8 @@ inline Overlapping overlapping(const std::vector<physics::Aabb>& boxes, const ph
                                float slack) {
   Overlapping found;
   for (std::uint32_t object = 0; object < boxes.size(); ++object) {
-    if (overlap(boxes[object], region, -slack)) found.sure.push_back(object);
-    if (overlap(boxes[object], region, slack)) found.maybe.push_back(object);
+    if (physics::overlaps(grown(boxes[object], -slack), region)) found.sure.push_back(object);
+    if (physics::overlaps(grown(boxes[object], slack), region)) found.maybe.push_back(object);
   }
   return found;
 }
