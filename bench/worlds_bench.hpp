@@ -26,7 +26,9 @@ struct WorldsBenchOptions {
 };
 
 /// Per world count, boxes per world and backend: a "worlds" row (BroadPhase with world ids),
-/// a "regions" row (BroadPhase, the worlds apart in space) and, on the GPU, an "all-pairs" row.
+/// a "regions" row (BroadPhase, the worlds apart in space) and, on the GPU, a "worlds-records"
+/// row (the boxes as one device array of records, the form the Python module passes) and an
+/// "all-pairs" row (for worlds of up to 16384 boxes).
 void run_worlds_bench(const WorldsBenchOptions& options, Report& report);
 
 }  // namespace rsw::bench

@@ -145,8 +145,8 @@ struct PyBroadPhase {
     frame.advance();
     queries.advance();
     rays.advance();
-    if (is_device_array(boxes_in)) {
-      update_on_device(boxes_in, categories_in, masks_in, worlds_in);
+    if (std::unique_ptr<DeviceInput> device_boxes = DeviceInput::of(boxes_in, "boxes", stream)) {
+      update_on_device(std::move(device_boxes), categories_in, masks_in, worlds_in);
       return;
     }
     device_inputs.clear();
@@ -164,19 +164,21 @@ struct PyBroadPhase {
   }
 
   // Boxes and filter bits in device memory, read where they lie (and kept for the queries).
-  void update_on_device(const py::object& boxes_in, const py::object& categories_in,
+  void update_on_device(std::unique_ptr<DeviceInput> boxes_in, const py::object& categories_in,
                         const py::object& masks_in, const py::object& worlds_in) {
     std::vector<std::unique_ptr<DeviceInput>> inputs;
+    inputs.push_back(std::move(boxes_in));
     const auto input = [&](const py::object& object, const char* name) -> const DeviceInput* {
       if (object.is_none()) return nullptr;
-      if (!is_device_array(object)) {
+      std::unique_ptr<DeviceInput> in = DeviceInput::of(object, name, stream);
+      if (!in) {
         throw py::type_error(std::string(name) +
                              ": expected an array in device memory, as the boxes are");
       }
-      inputs.push_back(std::make_unique<DeviceInput>(object, name, stream));
+      inputs.push_back(std::move(in));
       return inputs.back().get();
     };
-    const DeviceSpan<const physics::Aabb> view = device_boxes(*input(boxes_in, "boxes"), "boxes");
+    const DeviceSpan<const physics::Aabb> view = device_boxes(*inputs.front(), "boxes");
     physics::DeviceFilterArrays filter;
     if (const DeviceInput* in = input(categories_in, "categories"))
       filter.categories = device_uint32(*in, "categories", view.size);

@@ -19,6 +19,13 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return text + (shape.size() == 1 ? ",)" : ")");
 }
 
+py::tuple shape_tuple(const std::vector<std::int64_t>& shape) {
+  py::tuple tuple(shape.size());
+  for (std::size_t axis = 0; axis < shape.size(); ++axis)
+    tuple[axis] = py::int_(shape[axis]);
+  return tuple;
+}
+
 // Whether `strides` (in bytes; empty: none given) lay out `shape` in C order.
 bool c_ordered(const std::vector<std::int64_t>& shape, const std::vector<std::int64_t>& strides,
                std::int64_t element_bytes) {
@@ -31,20 +38,38 @@ bool c_ordered(const std::vector<std::int64_t>& shape, const std::vector<std::in
   return true;
 }
 
-}  // namespace
+// The object's __cuda_array_interface__, or None: read once, since a property may build the
+// dictionary each time it is read.
+py::object array_interface(py::handle object) {
+  return py::getattr(object, "__cuda_array_interface__", py::none());
+}
 
-bool is_device_array(py::handle object) {
-  if (py::hasattr(object, "__cuda_array_interface__")) return true;
-  if (!py::hasattr(object, "__dlpack_device__")) return false;
-  const auto device = object.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+// Whether the object's __dlpack_device__ names a CUDA device.
+bool dlpack_on_device(py::handle object) {
+  const py::object device_of = py::getattr(object, "__dlpack_device__", py::none());
+  if (device_of.is_none()) return false;
+  const auto device = device_of().cast<std::pair<int, int>>();
   return device.first == dlpack::kCuda || device.first == dlpack::kCudaManaged;
 }
 
-DeviceInput::DeviceInput(py::handle object, const char* name, StreamHandle stream)
+// The legacy default stream as the interface names it.
+const auto kLegacyDefaultStream = reinterpret_cast<StreamHandle>(std::uintptr_t{1});
+
+}  // namespace
+
+std::unique_ptr<DeviceInput> DeviceInput::of(py::handle object, const char* name,
+                                             StreamHandle stream) {
+  py::object interface = array_interface(object);
+  if (interface.is_none() && !dlpack_on_device(object)) return nullptr;
+  return std::unique_ptr<DeviceInput>(new DeviceInput(object, interface, name, stream));
+}
+
+DeviceInput::DeviceInput(py::handle object, const py::object& interface_object, const char* name,
+                         StreamHandle stream)
     : keep_(py::reinterpret_borrow<py::object>(object)) {
   const std::string what = name;
-  if (py::hasattr(object, "__cuda_array_interface__")) {
-    const auto interface = object.attr("__cuda_array_interface__").cast<py::dict>();
+  if (!interface_object.is_none()) {
+    const auto interface = interface_object.cast<py::dict>();
     for (const py::handle extent : interface["shape"].cast<py::tuple>())
       shape_.push_back(extent.cast<std::int64_t>());
     const auto typestr = interface["typestr"].cast<std::string>();
@@ -67,15 +92,15 @@ DeviceInput::DeviceInput(py::handle object, const char* name, StreamHandle strea
     if (interface.contains("mask") && !interface["mask"].is_none()) {
       throw py::value_error(what + ": a masked array cannot be read");
     }
-    // Version 3: the producer's work on `stream` must be done before its data is read.
+    // Version 3: the producer's work on its stream must be done before the data is read. The
+    // library's own streams (stream nullptr) follow the legacy default stream already; any
+    // other pairing is ordered on the device, the host not waiting.
     if (interface.contains("stream") && !interface["stream"].is_none()) {
-      const auto producer = interface["stream"].cast<std::uintptr_t>();
-      synchronize(reinterpret_cast<StreamHandle>(producer));
+      const auto producer =
+          reinterpret_cast<StreamHandle>(interface["stream"].cast<std::uintptr_t>());
+      if (stream != nullptr || producer != kLegacyDefaultStream) order_after(stream, producer);
     }
     return;
-  }
-  if (!is_device_array(object)) {
-    throw py::type_error(what + ": not an array in device memory");
   }
   // DLPack: the producer orders its work before `stream`, or before the legacy default stream
   // (1), which the library's own streams follow; the tensor is ours until the deleter gives it
@@ -262,8 +287,8 @@ __cuda_array_interface__ (cupy.asarray(a)) or __dlpack__ (torch.from_dlpack(a),
 cupy.from_dlpack(a)). Valid until the call that replaces it (the next update() or step(),
 the next query() or raycast()): reading it later raises InvalidArgumentError, and a consumer
 that took it before must not read it after.)doc")
-      .def_property_readonly(
-          "shape", [](const DeviceArray& self) { return py::tuple(py::cast(self.shape)); })
+      .def_property_readonly("shape",
+                             [](const DeviceArray& self) { return shape_tuple(self.shape); })
       .def_property_readonly(
           "dtype",
           [](const DeviceArray& self) { return py::dtype::from_args(py::str(self.typestr())); })
@@ -276,7 +301,7 @@ that took it before must not read it after.)doc")
           [](const DeviceArray& self) {
             self.check_valid();
             py::dict interface;
-            interface["shape"] = py::tuple(py::cast(self.shape));
+            interface["shape"] = shape_tuple(self.shape);
             interface["typestr"] = self.typestr();
             interface["data"] = py::make_tuple(reinterpret_cast<std::uintptr_t>(self.data), true);
             interface["strides"] = py::none();

@@ -20,18 +20,17 @@ namespace rsw::python {
 
 namespace py = pybind11;
 
-/// Whether `object` is an array in device memory: it has __cuda_array_interface__, or its
-/// __dlpack_device__ names a CUDA device.
-bool is_device_array(py::handle object);
-
 /// An argument array in device memory, in C order, its producer kept alive (and a DLPack
 /// tensor given back when this goes). Ready to be read on `stream` (nullptr: the library's
-/// own streams, which follow the legacy default stream) once made: the interface's stream is
-/// waited for, or the DLPack producer is asked to order its work before `stream`.
+/// own streams, which follow the legacy default stream) once made: `stream` is ordered after
+/// the interface's stream on the device, or the DLPack producer is asked to order its work
+/// before `stream`.
 class DeviceInput {
  public:
-  /// `object`'s array; a TypeError or ValueError naming `name` when it cannot be read.
-  DeviceInput(py::handle object, const char* name, StreamHandle stream);
+  /// `object`'s array when it lies in device memory (it has __cuda_array_interface__, or its
+  /// __dlpack_device__ names a CUDA device), nullptr when it does not (a host array); a
+  /// TypeError or ValueError naming `name` when it cannot be read.
+  static std::unique_ptr<DeviceInput> of(py::handle object, const char* name, StreamHandle stream);
   ~DeviceInput();
   DeviceInput(const DeviceInput&) = delete;
   DeviceInput& operator=(const DeviceInput&) = delete;
@@ -45,6 +44,10 @@ class DeviceInput {
   std::string dtype_name() const;
 
  private:
+  // `interface`: the object's __cuda_array_interface__, or None to read it by DLPack.
+  DeviceInput(py::handle object, const py::object& interface, const char* name,
+              StreamHandle stream);
+
   py::object keep_;
   dlpack::ManagedTensor* managed_ = nullptr;
   const void* data_ = nullptr;

@@ -42,9 +42,8 @@ py::object answer_query(const py::object& owner, StreamHandle stream, Validity& 
                         const char* valid_until, const py::object& arguments, const char* name,
                         Ask&& ask) {
   validity.advance();
-  if (is_device_array(arguments)) {
-    const DeviceInput input(arguments, name, stream);
-    const auto view = device_arguments(input, name, static_cast<const Element*>(nullptr));
+  if (const auto input = DeviceInput::of(arguments, name, stream)) {
+    const auto view = device_arguments(*input, name, static_cast<const Element*>(nullptr));
     decltype(ask(view)) hits;
     {
       py::gil_scoped_release unlocked;

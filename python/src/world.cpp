@@ -113,9 +113,9 @@ arrays are then read in that stream's order, and device results are ready in it.
                                                 .mask = mask,
                                                 .world = world,
                                                 .user = user};
-            if (is_device_array(boxes)) {  // the ids into device memory of their own
-              const DeviceInput input(boxes, "boxes", self.stream);
-              const DeviceSpan<const physics::Aabb> view = device_boxes(input, "boxes");
+            if (const auto input = DeviceInput::of(boxes, "boxes", self.stream)) {
+              // The ids into device memory of their own.
+              const DeviceSpan<const physics::Aabb> view = device_boxes(*input, "boxes");
               auto ids = std::make_shared<DeviceBuffer<physics::ProxyId>>(view.size);
               {
                 py::gil_scoped_release unlocked;
@@ -144,15 +144,14 @@ from the next step().
       .def(
           "move",
           [](PyWorld& self, const py::object& ids, const py::object& boxes) {
-            const bool ids_on_device = is_device_array(ids);
-            if (ids_on_device != is_device_array(boxes)) {
+            const auto id_input = DeviceInput::of(ids, "ids", self.stream);
+            const auto box_input = DeviceInput::of(boxes, "boxes", self.stream);
+            if ((id_input != nullptr) != (box_input != nullptr)) {
               throw py::type_error("move: ids and boxes both in host memory or both on the device");
             }
-            if (ids_on_device) {
-              const DeviceInput id_input(ids, "ids", self.stream);
-              const DeviceInput box_input(boxes, "boxes", self.stream);
-              const DeviceSpan<const physics::ProxyId> id_view = device_ids(id_input, "ids");
-              const DeviceSpan<const physics::Aabb> box_view = device_boxes(box_input, "boxes");
+            if (id_input) {
+              const DeviceSpan<const physics::ProxyId> id_view = device_ids(*id_input, "ids");
+              const DeviceSpan<const physics::Aabb> box_view = device_boxes(*box_input, "boxes");
               check_one_box_per_id(id_view.size, box_view.size);
               py::gil_scoped_release unlocked;
               self.world.move(id_view, box_view);
@@ -171,9 +170,8 @@ from the next step().
       .def(
           "destroy",
           [](PyWorld& self, const py::object& ids) {
-            if (is_device_array(ids)) {
-              const DeviceInput input(ids, "ids", self.stream);
-              const DeviceSpan<const physics::ProxyId> view = device_ids(input, "ids");
+            if (const auto input = DeviceInput::of(ids, "ids", self.stream)) {
+              const DeviceSpan<const physics::ProxyId> view = device_ids(*input, "ids");
               py::gil_scoped_release unlocked;
               self.world.destroy(view);
               return;
@@ -198,7 +196,7 @@ from the next step().
           "step.")
       .def(
           "events",
-          [](const py::object& self_object, bool device) {
+          [](const py::object& self_object, bool device) -> py::tuple {
             auto& self = self_object.cast<PyWorld&>();
             if (device) {
               const physics::DeviceWorldEvents events = self.world.events_device();

@@ -133,3 +133,23 @@ def test_world_on_device_arrays(rng):
     world.destroy(ids)
     world.step()
     assert world.stats["proxies"] == 0 and world.stats["lost"] > 0
+
+
+def test_inputs_ready_on_another_stream(rng):
+    """An interface naming a stream of the producer's own: the frame is ordered after it on
+    the device, on the library's stream and on the caller's."""
+    cupy, _ = gpu_modules()
+    boxes = random_boxes(rng, 2003)
+    expected = brute_pairs(boxes)
+    producer = cupy.cuda.Stream(non_blocking=True)
+    consumer = cupy.cuda.Stream(non_blocking=True)
+    own = radixsweep.BroadPhase(backend="gpu")
+    callers = radixsweep.BroadPhase(backend="gpu", stream=consumer.ptr)
+    for bp in (own, callers):
+        with producer:  # the boxes written, and their interface read, on the producer's stream
+            device_boxes = cupy.asarray(boxes)
+            for _ in range(20):
+                device_boxes = device_boxes * cupy.float32(1)
+            assert device_boxes.__cuda_array_interface__["stream"] == producer.ptr
+            bp.update(device_boxes)
+        np.testing.assert_array_equal(sorted_rows(bp.find_pairs()), expected)

@@ -1,5 +1,6 @@
 // DeviceBuffer and PinnedBuffer on a GPU: round trips of awkward sizes, growth that keeps the
-// contents, moves, streams, and the error for an allocation beyond the device's memory.
+// contents, moves, streams (and one ordered after another), and the error for an allocation
+// beyond the device's memory.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "rsw/engine/error.hpp"
 #include "rsw/engine/stream.hpp"
 #include "rsw_test/cuda_device.hpp"
+#include "spin_kernel.hpp"
 
 namespace rsw {
 namespace {
@@ -99,6 +101,27 @@ TEST(DeviceBufferGpuBasics, CopiesOnAStreamThroughPinnedMemory) {
   PinnedBuffer<std::uint32_t> back(staging.size());
   buffer.download(back.span(), stream.handle());
   EXPECT_TRUE(std::equal(host.begin(), host.end(), back.data()));
+}
+
+TEST(DeviceBufferGpuBasics, AStreamOrderedAfterAnotherReadsWhatItWrote) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  Stream producer;  // independent streams: no implicit order between them
+  Stream consumer;
+  const auto before = random_words(4099, 12);
+  const auto after = random_words(4099, 13);
+  DeviceBuffer<std::uint32_t> buffer;
+  buffer.upload(before);
+  synchronize(nullptr);
+  // The producer's write waits behind 50 ms of spinning; the consumer's read must wait for it.
+  PinnedBuffer<std::uint32_t> written(after.size());
+  std::copy(after.begin(), after.end(), written.data());
+  test::spin_on_gpu(50.0, producer.handle());
+  buffer.upload(written.span(), producer.handle());
+  order_after(consumer.handle(), producer.handle());
+  PinnedBuffer<std::uint32_t> read(after.size());
+  buffer.download(read.span(), consumer.handle());
+  EXPECT_TRUE(std::equal(after.begin(), after.end(), read.data()));
+  order_after(consumer.handle(), consumer.handle());  // the same stream: nothing to do
 }
 
 TEST(DeviceBufferGpuBasics, SmallCopiesByAKernelGoBothWays) {

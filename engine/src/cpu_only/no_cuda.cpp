@@ -48,6 +48,7 @@ Stream& Stream::operator=(Stream&& other) noexcept {
 }
 void Stream::synchronize() const {}
 void synchronize(StreamHandle) {}  // nothing can be queued without CUDA
+void order_after(StreamHandle, StreamHandle) {}
 
 namespace detail {
 

@@ -6,9 +6,9 @@
 
 #include "device_memory_info.hpp"
 #include "rsw/engine/backend.hpp"
-#include "rsw/engine/error.hpp"
 #include "rsw/engine/cuda_check.hpp"
 #include "rsw/engine/device_buffer.hpp"
+#include "rsw/engine/error.hpp"
 #include "rsw/engine/stream.hpp"
 
 namespace rsw {
@@ -123,6 +123,21 @@ void Stream::synchronize() const {
 
 void synchronize(StreamHandle stream) {
   RSW_CUDA_CHECK(cudaStreamSynchronize(stream), "waiting for a stream");
+}
+
+void order_after(StreamHandle consumer, StreamHandle producer) {
+  if (consumer == producer) return;
+  // Destroying the event once the wait is queued is allowed: the wait still holds.
+  struct OwnedEvent {
+    cudaEvent_t event = nullptr;
+    ~OwnedEvent() {
+      if (event != nullptr) cudaEventDestroy(event);
+    }
+  } owned;
+  RSW_CUDA_CHECK(cudaEventCreateWithFlags(&owned.event, cudaEventDisableTiming),
+                 "creating an event to order two streams");
+  RSW_CUDA_CHECK(cudaEventRecord(owned.event, producer), "recording an event on a stream");
+  RSW_CUDA_CHECK(cudaStreamWaitEvent(consumer, owned.event, 0), "ordering a stream after another");
 }
 
 }  // namespace rsw

@@ -45,4 +45,9 @@ class RSW_API Stream {
 /// Blocks until all work queued on `stream` has finished.
 RSW_API void synchronize(StreamHandle stream);
 
+/// Orders `consumer` after `producer` without blocking the host: work queued on `consumer`
+/// after this call starts once the work queued on `producer` before it has finished (an event
+/// recorded on `producer` and waited for on `consumer`). Nothing to do when they are the same.
+RSW_API void order_after(StreamHandle consumer, StreamHandle producer);
+
 }  // namespace rsw
