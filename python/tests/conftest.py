@@ -12,7 +12,10 @@ import radixsweep
 
 @pytest.fixture
 def backend():
-    return os.environ.get("RSW_TEST_BACKEND", "cpu")
+    name = os.environ.get("RSW_TEST_BACKEND", "cpu")
+    if name == "gpu" and not radixsweep.info()["devices"]:
+        pytest.skip("no CUDA device: " + radixsweep.info()["no_device_reason"])
+    return name
 
 
 @pytest.fixture
