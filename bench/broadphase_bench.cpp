@@ -23,7 +23,8 @@ workloads::BoxScene parse_scene(std::string_view name) {
   }
   throw Error(ErrorKind::InvalidArgument,
               "unknown scene '" + std::string(name) +
-                  "' (uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots)");
+                  "' (uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots, "
+                  "mixedsizes)");
 }
 
 struct Input {

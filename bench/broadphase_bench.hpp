@@ -12,16 +12,16 @@ namespace rsw::bench {
 
 struct BroadPhaseBenchOptions {
   std::vector<std::size_t> sizes;
-  std::vector<std::string>
-      scenes;  ///< uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots
-  std::vector<std::string> backends;  ///< cpu, cuda
-  std::vector<std::string> modes;     ///< cells, xsweep
+  std::vector<std::string> scenes;  ///< uniform, clustered, mixed, giantbox, touchinggrid,
+                                    ///< degenerate, hotspots, mixedsizes
+  std::vector<std::string> backends;           ///< cpu, cuda
+  std::vector<std::string> modes;              ///< cells, xsweep
   std::vector<std::string> inputs = {"host"};  ///< host, device (boxes and pairs stay there)
-  std::string boxes_file;             ///< CSV boxes instead of scenes (sizes and scenes ignored)
-  std::string pairs_file;             ///< write the last frame's pairs of the first backend here
-  double pairs_per_box = 5.0;         ///< density of the generated scenes
-  float motion = 0.01f;               ///< per-frame jitter, in box sizes (0: still boxes)
-  std::size_t frames = 20;            ///< timed frames after warm-up
+  std::string boxes_file;      ///< CSV boxes instead of scenes (sizes and scenes ignored)
+  std::string pairs_file;      ///< write the last frame's pairs of the first backend here
+  double pairs_per_box = 5.0;  ///< density of the generated scenes
+  float motion = 0.01f;        ///< per-frame jitter, in box sizes (0: still boxes)
+  std::size_t frames = 20;     ///< timed frames after warm-up
   std::size_t warmup = 3;
   std::vector<std::string> stage_times = {"on"};  ///< on, off: BroadPhaseOptions::stage_times
 };

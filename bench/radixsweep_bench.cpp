@@ -155,7 +155,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   broadphase
       ->add_option("--scene", broadphase_options.scenes,
-                   "uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots")
+                   "uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots, "
+                   "mixedsizes")
       ->delimiter(',')
       ->capture_default_str();
   broadphase->add_option("--backend", broadphase_options.backends, "cpu, cuda (comma list)")

@@ -70,12 +70,14 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values(0, 1, 2, 1000, 20011),
                        ::testing::Values(BoxScene::Uniform, BoxScene::Clustered, BoxScene::Mixed,
                                          BoxScene::GiantBox, BoxScene::TouchingGrid,
-                                         BoxScene::Degenerate, BoxScene::Hotspots)),
+                                         BoxScene::Degenerate, BoxScene::Hotspots,
+                                         BoxScene::MixedSizes)),
     scene_test_name);
 
 INSTANTIATE_TEST_SUITE_P(Large, BroadPhaseAgreement,
                          ::testing::Combine(::testing::Values(100'003),
-                                            ::testing::Values(BoxScene::Uniform, BoxScene::Mixed)),
+                                            ::testing::Values(BoxScene::Uniform, BoxScene::Mixed,
+                                                              BoxScene::MixedSizes)),
                          scene_test_name);
 
 class BroadPhaseCases : public ::testing::Test {

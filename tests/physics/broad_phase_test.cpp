@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "broad_phase_cases.hpp"
 
 namespace rsw::test {
@@ -73,6 +75,38 @@ TEST(BroadPhaseApi, NoBoxesNoPairs) {
   bp.update(std::span<const rsw::physics::Aabb>{});
   EXPECT_TRUE(bp.find_pairs().empty());
   EXPECT_EQ(bp.stats().pairs, 0u);
+}
+
+// The bench's scene of mixed sizes: each box's edges in [0.5, 1.5], every 1000th box's ten
+// times that, every 100th of the others on whole-number faces; about 5 pairs a box.
+TEST(BoxScenes, MixedSizesHaveTheirShape) {
+  const std::uint32_t seed = rsw::test::fresh_box_seed();
+  const std::size_t count = 100'003;
+  const auto boxes = rsw::workloads::make_boxes(count, rsw::workloads::BoxScene::MixedSizes, seed);
+  ASSERT_EQ(boxes.size(), count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const rsw::physics::Aabb& box = boxes[i];
+    const float edges[3] = {box.max.x - box.min.x, box.max.y - box.min.y, box.max.z - box.min.z};
+    const float scale = i % 1000 == 0 ? 10.0f : 1.0f;
+    // Edges as max - min: within a rounding of the corner (up to about 50) of those drawn.
+    constexpr float kRounding = 1e-4f;
+    for (const float edge : edges) {
+      ASSERT_GE(edge, (i % 100 == 50 ? 1.0f : 0.5f * scale) - kRounding)
+          << "box " << i << ", seed " << seed;
+      ASSERT_LE(edge, (i % 100 == 50 ? 2.0f : 1.5f * scale) + kRounding)
+          << "box " << i << ", seed " << seed;
+    }
+    if (i % 100 == 50) {
+      const float faces[6] = {box.min.x, box.min.y, box.min.z, box.max.x, box.max.y, box.max.z};
+      for (const float face : faces)
+        ASSERT_EQ(face, std::floor(face)) << "box " << i << ", seed " << seed;
+    }
+  }
+  rsw::physics::BroadPhase bp({.backend = rsw::Backend::Cpu});
+  bp.update(boxes);
+  const double pairs_per_box = static_cast<double>(bp.find_pairs().size()) / count;
+  EXPECT_GT(pairs_per_box, 4.0) << "seed " << seed;
+  EXPECT_LT(pairs_per_box, 6.0) << "seed " << seed;
 }
 
 }  // namespace

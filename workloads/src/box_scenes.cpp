@@ -8,8 +8,8 @@ namespace rsw::workloads {
 
 std::span<const BoxScene> all_box_scenes() {
   static constexpr BoxScene kAll[] = {
-      BoxScene::Uniform,      BoxScene::Clustered,  BoxScene::Mixed,   BoxScene::GiantBox,
-      BoxScene::TouchingGrid, BoxScene::Degenerate, BoxScene::Hotspots};
+      BoxScene::Uniform,      BoxScene::Clustered,  BoxScene::Mixed,    BoxScene::GiantBox,
+      BoxScene::TouchingGrid, BoxScene::Degenerate, BoxScene::Hotspots, BoxScene::MixedSizes};
   return kAll;
 }
 
@@ -22,6 +22,7 @@ std::string to_string(BoxScene scene) {
     case BoxScene::TouchingGrid: return "TouchingGrid";
     case BoxScene::Degenerate: return "Degenerate";
     case BoxScene::Hotspots: return "Hotspots";
+    case BoxScene::MixedSizes: return "MixedSizes";
   }
   return "Unknown";
 }
@@ -83,6 +84,34 @@ std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, std::ui
         const auto y = static_cast<float>(i / per_side % per_side);
         const auto z = static_cast<float>(i / (per_side * per_side));
         boxes[i] = cube(x, y, z, 1.0f);
+      }
+      break;
+    }
+    case BoxScene::MixedSizes: {
+      // Two boxes meet when their minima lie within the sums of their edges on every axis: a
+      // volume whose mean is (E[e_a + e_b])^3 (the axes' edges are drawn apart), 2^3 for two
+      // small boxes (edges of mean 1), 11^3 for a small and a large one, 20^3 for two large
+      // ones. The cube is sized for the mean over the mix.
+      constexpr std::size_t kLargeEvery = 1000;
+      constexpr std::size_t kSnappedEvery = 100;
+      constexpr double kLarge = 1.0 / kLargeEvery;
+      const double meeting = (1 - kLarge) * (1 - kLarge) * 8.0 +
+                             2 * kLarge * (1 - kLarge) * 1331.0 + kLarge * kLarge * 8000.0;
+      const double space =
+          meeting * static_cast<double>(count) / (2.0 * std::max(pairs_per_box, 0.01));
+      std::uniform_real_distribution<float> corner(
+          0.0f, static_cast<float>(std::cbrt(std::max(space, 1.0))));
+      std::uniform_real_distribution<float> edge(0.5f, 1.5f);
+      for (std::size_t i = 0; i < count; ++i) {
+        const float scale = i % kLargeEvery == 0 ? 10.0f : 1.0f;
+        physics::Vec3 low{corner(generator), corner(generator), corner(generator)};
+        physics::Vec3 size{scale * edge(generator), scale * edge(generator),
+                           scale * edge(generator)};
+        if (i % kSnappedEvery == kSnappedEvery / 2) {  // faces on whole numbers (edges 1 or 2)
+          low = {std::floor(low.x), std::floor(low.y), std::floor(low.z)};
+          size = {std::round(size.x), std::round(size.y), std::round(size.z)};
+        }
+        boxes[i] = {low, {low.x + size.x, low.y + size.y, low.z + size.z}};
       }
       break;
     }

@@ -20,6 +20,7 @@ enum class BoxScene {
   TouchingGrid,  ///< unit cubes on an integer grid: neighbours touch exactly (closed intervals)
   Degenerate,    ///< zero-size boxes and exact duplicates
   Hotspots,      ///< uniform, with 1% of the boxes in two dense piles at opposite corners
+  MixedSizes,    ///< edges 0.5-1.5 per axis, 0.1% ten times larger, 1% on integer faces
 };
 
 /// Every scene, in declaration order.
@@ -30,6 +31,9 @@ std::string to_string(BoxScene scene);
 /// `count` boxes of `scene`. Uniform-style scenes place cubes of side 1 in a cube whose side
 /// gives about `pairs_per_box` overlapping pairs per box (a cube of side 1 overlaps another
 /// whose centre lies within a cube of side 2: expected pairs per box = 8 n / (2 V)).
+/// MixedSizes sizes its cube the same way for its mix of edges (each box's edges uniform in
+/// [0.5, 1.5], every 1000th box's ten times that, every 100th of the others with its faces
+/// moved to whole numbers).
 std::vector<physics::Aabb> make_boxes(std::size_t count, BoxScene scene, std::uint32_t seed,
                                       double pairs_per_box = 5.0);
 
