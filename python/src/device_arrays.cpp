@@ -52,8 +52,9 @@ bool dlpack_on_device(py::handle object) {
   return device.first == dlpack::kCuda || device.first == dlpack::kCudaManaged;
 }
 
-// The legacy default stream as the interface names it.
-const auto kLegacyDefaultStream = reinterpret_cast<StreamHandle>(std::uintptr_t{1});
+// The legacy default stream as the interfaces name it (CUDA's cudaStreamLegacy), which the
+// library's own streams follow.
+constexpr std::uintptr_t kLegacyDefaultStream = 1;
 
 }  // namespace
 
@@ -96,16 +97,26 @@ DeviceInput::DeviceInput(py::handle object, const py::object& interface_object, 
     // library's own streams (stream nullptr) follow the legacy default stream already; any
     // other pairing is ordered on the device, the host not waiting.
     if (interface.contains("stream") && !interface["stream"].is_none()) {
-      const auto producer =
-          reinterpret_cast<StreamHandle>(interface["stream"].cast<std::uintptr_t>());
-      if (stream != nullptr || producer != kLegacyDefaultStream) order_after(stream, producer);
+      const auto producer = interface["stream"].cast<std::uintptr_t>();
+      if (producer == 0) {
+        throw py::value_error(what +
+                              ": __cuda_array_interface__ names stream 0, which the "
+                              "interface disallows (1: the legacy default stream)");
+      }
+      // Without a stream of the caller's, the legacy default stream waits, by name (not the
+      // null handle, which a per-thread default stream build would read otherwise).
+      const auto consumer =
+          stream != nullptr ? stream : reinterpret_cast<StreamHandle>(kLegacyDefaultStream);
+      if (stream != nullptr || producer != kLegacyDefaultStream)
+        order_after(consumer, reinterpret_cast<StreamHandle>(producer));
     }
     return;
   }
   // DLPack: the producer orders its work before `stream`, or before the legacy default stream
   // (1), which the library's own streams follow; the tensor is ours until the deleter gives it
   // back.
-  const std::uintptr_t consumer = stream != nullptr ? reinterpret_cast<std::uintptr_t>(stream) : 1;
+  const std::uintptr_t consumer =
+      stream != nullptr ? reinterpret_cast<std::uintptr_t>(stream) : kLegacyDefaultStream;
   py::object capsule = object.attr("__dlpack__")(py::arg("stream") = consumer);
   auto* managed = static_cast<dlpack::ManagedTensor*>(
       PyCapsule_GetPointer(capsule.ptr(), dlpack::kCapsuleName));

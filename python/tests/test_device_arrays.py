@@ -31,6 +31,10 @@ def test_device_array_descriptions_are_checked_first():
         world.create(FakeDeviceArray((3, 6), strides=(4, 12)))
     with pytest.raises(ValueError, match="boxes: a masked array cannot be read"):
         world.create(FakeDeviceArray((3, 6), mask=object()))
+    on_stream_zero = FakeDeviceArray((3, 6))
+    on_stream_zero.__cuda_array_interface__["stream"] = 0
+    with pytest.raises(ValueError, match="boxes: __cuda_array_interface__ names stream 0"):
+        world.create(on_stream_zero)
     with pytest.raises(TypeError, match="ids: expected ids in device memory as uint64"):
         world.destroy(FakeDeviceArray((3,), "<u4"))
     with pytest.raises(TypeError, match="move: ids and boxes both in host memory or both on the device"):
@@ -135,21 +139,40 @@ def test_world_on_device_arrays(rng):
     assert world.stats["proxies"] == 0 and world.stats["lost"] > 0
 
 
+SPIN_THEN_COPY = r"""
+extern "C" __global__ void spin_then_copy(const float* source, float* target, int count,
+                                          unsigned long long nanoseconds) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    } while (now - start < nanoseconds);
+    for (int i = 0; i < count; ++i) target[i] = source[i];
+}
+"""
+
+
 def test_inputs_ready_on_another_stream(rng):
-    """An interface naming a stream of the producer's own: the frame is ordered after it on
-    the device, on the library's stream and on the caller's."""
+    """An interface naming a stream of the producer's own, whose boxes are written there only
+    after 50 ms of spinning: the frame is ordered after that stream on the device (on the
+    library's stream and on the caller's), so it reads the boxes, not the zeros before them."""
     cupy, _ = gpu_modules()
     boxes = random_boxes(rng, 2003)
     expected = brute_pairs(boxes)
-    producer = cupy.cuda.Stream(non_blocking=True)
+    spin_then_copy = cupy.RawKernel(SPIN_THEN_COPY, "spin_then_copy")
+    producers = [cupy.cuda.Stream(non_blocking=True)]
+    if hasattr(cupy.cuda.Stream, "ptds"):  # the per-thread default stream (2)
+        producers.append(cupy.cuda.Stream.ptds)
     consumer = cupy.cuda.Stream(non_blocking=True)
-    own = radixsweep.BroadPhase(backend="gpu")
-    callers = radixsweep.BroadPhase(backend="gpu", stream=consumer.ptr)
-    for bp in (own, callers):
-        with producer:  # the boxes written, and their interface read, on the producer's stream
-            device_boxes = cupy.asarray(boxes)
-            for _ in range(20):
-                device_boxes = device_boxes * cupy.float32(1)
-            assert device_boxes.__cuda_array_interface__["stream"] == producer.ptr
-            bp.update(device_boxes)
-        np.testing.assert_array_equal(sorted_rows(bp.find_pairs()), expected)
+    source = cupy.asarray(boxes)
+    for producer in producers:
+        for bp in (radixsweep.BroadPhase(backend="gpu"),
+                   radixsweep.BroadPhase(backend="gpu", stream=consumer.ptr)):
+            with producer:
+                device_boxes = cupy.zeros_like(source)
+                spin_then_copy((1,), (1,), (source, device_boxes, np.int32(source.size),
+                                            np.uint64(50_000_000)))
+                assert device_boxes.__cuda_array_interface__["stream"] == (
+                    2 if producer is not producers[0] else producer.ptr)
+                bp.update(device_boxes)
+            np.testing.assert_array_equal(sorted_rows(bp.find_pairs()), expected)
