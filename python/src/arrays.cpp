@@ -105,7 +105,8 @@ ArrayView<physics::ProxyId> ids_from(py::handle object, const char* name) {
   // The handle's layout in plain integers: uint64 (index | generation << 32), or uint32 pairs.
   if (py::isinstance<py::array>(given)) {
     const auto plain = py::reinterpret_borrow<py::array>(given);
-    const bool as_uint64 = plain.dtype().equal(py::dtype::of<std::uint64_t>()) && plain.ndim() == 1;
+    // uint64 of shape (n,), or () for one id (a NumPy uint64 scalar).
+    const bool as_uint64 = plain.dtype().equal(py::dtype::of<std::uint64_t>()) && plain.ndim() <= 1;
     const bool as_pairs = plain.dtype().equal(py::dtype::of<std::uint32_t>()) &&
                           plain.ndim() == 2 && plain.shape(1) == 2;
     if (as_uint64 || as_pairs) {
@@ -114,7 +115,7 @@ ArrayView<physics::ProxyId> ids_from(py::handle object, const char* name) {
       }
       return {plain,
               {static_cast<const physics::ProxyId*>(plain.data()),
-               static_cast<std::size_t>(plain.shape(0))}};
+               plain.ndim() == 0 ? std::size_t{1} : static_cast<std::size_t>(plain.shape(0))}};
     }
   }
   py::array array = checked(given, name, py::dtype::of<physics::ProxyId>(),

@@ -4,6 +4,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "rsw/engine/backend.hpp"
@@ -33,6 +34,28 @@ physics::InvalidBoxes invalid_boxes_named(const std::string& name);
 StreamHandle stream_named(const py::object& stream);
 /// A world id as the queries take it: None for every world (kAllWorlds), else an id.
 std::uint32_t world_named(const py::object& world);
+
+/// One call on a BroadPhase or World, whose library work runs with the GIL released: a second
+/// thread calling the same object meanwhile gets a RuntimeError instead of racing on it (an
+/// object is for one thread at a time; separate objects may work in parallel). Made and ended
+/// with the GIL held, which orders the flag's reads and writes.
+class InUse {
+ public:
+  InUse(bool& busy, const char* type) : busy_(busy) {
+    if (busy_) {
+      throw std::runtime_error(std::string(type) +
+                               " is in use by another thread: an object takes one call at a "
+                               "time (give each thread its own)");
+    }
+    busy_ = true;
+  }
+  ~InUse() { busy_ = false; }
+  InUse(const InUse&) = delete;
+  InUse& operator=(const InUse&) = delete;
+
+ private:
+  bool& busy_;
+};
 
 /// The stats as dicts of plain values (times in milliseconds).
 py::dict to_dict(const physics::BroadPhaseStats& stats);

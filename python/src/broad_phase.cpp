@@ -139,9 +139,11 @@ struct PyBroadPhase {
   py::object boxes, categories, masks, worlds;
   std::vector<std::unique_ptr<DeviceInput>> device_inputs;
   Validity frame, queries, rays;
+  mutable bool busy = false;  // a call is under way (InUse)
 
   void update(const py::object& boxes_in, const py::object& categories_in,
               const py::object& masks_in, const py::object& worlds_in) {
+    const InUse in_use(busy, "BroadPhase");
     frame.advance();
     queries.advance();
     rays.advance();
@@ -260,6 +262,7 @@ frame. The arrays are read in place; query() and raycast() read them again.
           "find_pairs",
           [](const py::object& self_object, bool device) -> py::object {
             auto& self = self_object.cast<PyBroadPhase&>();
+            const InUse in_use(self.busy, "BroadPhase");
             if (device) {
               physics::DevicePairView pairs;
               {
@@ -285,6 +288,7 @@ frame. The arrays are read in place; query() and raycast() read them again.
           "world_pair_offsets",
           [](const py::object& self_object, bool device) -> py::object {
             auto& self = self_object.cast<PyBroadPhase&>();
+            const InUse in_use(self.busy, "BroadPhase");
             if (device) {
               const DeviceSpan<const std::uint32_t> offsets =
                   self.broad_phase.world_pair_offsets_device();
@@ -304,6 +308,7 @@ Empty otherwise. device=True: a DeviceArray, valid until the next update().
           [](const py::object& self_object, const py::object& regions, std::uint32_t mask,
              const py::object& world) -> py::object {
             auto& self = self_object.cast<PyBroadPhase&>();
+            const InUse in_use(self.busy, "BroadPhase");
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
             return answer_query<physics::Aabb>(
                 self_object, self.stream, self.queries, "the BroadPhase's next query() or update()",
@@ -322,6 +327,7 @@ uint32 (query, box), valid until the next query() or update().
           [](const py::object& self_object, const py::object& rays, bool all_hits,
              std::uint32_t mask, const py::object& world) -> py::object {
             auto& self = self_object.cast<PyBroadPhase&>();
+            const InUse in_use(self.busy, "BroadPhase");
             const physics::RaycastOptions options{
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
             return answer_query<physics::Ray>(
@@ -338,7 +344,11 @@ memory ((n, 7) only) give a DeviceArray of (k, 3) 32-bit words (ray, box, and t'
 cupy's a.view(cupy.float32)[:, 2]), valid until the next raycast() or update().
 )doc")
       .def_property_readonly(
-          "stats", [](const PyBroadPhase& self) { return to_dict(self.broad_phase.stats()); },
+          "stats",
+          [](const PyBroadPhase& self) {
+            const InUse in_use(self.busy, "BroadPhase");
+            return to_dict(self.broad_phase.stats());
+          },
           "What the last frame did: counts, and times in milliseconds per stage.")
       .def_property_readonly(
           "backend",

@@ -2,7 +2,9 @@
 
 #include <pybind11/numpy.h>
 
+#include <algorithm>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "rsw/engine/backend.hpp"
@@ -38,18 +40,56 @@ bool c_ordered(const std::vector<std::int64_t>& shape, const std::vector<std::in
   return true;
 }
 
-// The object's __cuda_array_interface__, or None: read once, since a property may build the
-// dictionary each time it is read.
-py::object array_interface(py::handle object) {
-  return py::getattr(object, "__cuda_array_interface__", py::none());
+// The object's attribute `name`, or None when it has none; any other error in reading it (a
+// property that raises) propagates.
+py::object attribute_or_none(py::handle object, const char* name) {
+  PyObject* value = PyObject_GetAttrString(object.ptr(), name);
+  if (value != nullptr) return py::reinterpret_steal<py::object>(value);
+  if (!PyErr_ExceptionMatches(PyExc_AttributeError)) throw py::error_already_set();
+  PyErr_Clear();
+  return py::none();
 }
 
-// Whether the object's __dlpack_device__ names a CUDA device.
-bool dlpack_on_device(py::handle object) {
-  const py::object device_of = py::getattr(object, "__dlpack_device__", py::none());
+// Whether the object's __dlpack_device__ names a CUDA device; a TypeError naming `name` when
+// it does not return a (device type, device id) pair.
+bool dlpack_on_device(py::handle object, const char* name) {
+  const py::object device_of = attribute_or_none(object, "__dlpack_device__");
   if (device_of.is_none()) return false;
-  const auto device = device_of().cast<std::pair<int, int>>();
-  return device.first == dlpack::kCuda || device.first == dlpack::kCudaManaged;
+  const py::object device = device_of();
+  std::pair<int, int> pair;
+  try {
+    pair = device.cast<std::pair<int, int>>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string(name) + ": __dlpack_device__() returned " +
+                         py::repr(device).cast<std::string>() +
+                         ", not a (device type, device id) pair");
+  }
+  return pair.first == dlpack::kCuda || pair.first == dlpack::kCudaManaged;
+}
+
+// A __cuda_array_interface__ typestr's element: byte order '<' or '=' ('|' for one byte),
+// kind, bytes; a TypeError naming `what` for anything else.
+std::pair<char, int> element_of(const std::string& typestr, const std::string& what) {
+  const auto bad = [&] {
+    return py::type_error(what + ": expected a little-endian number type, got typestr '" + typestr +
+                          "'");
+  };
+  if (typestr.size() < 3 || typestr.size() > 4) throw bad();
+  const std::string digits = typestr.substr(2);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw bad();
+  const int bytes = std::stoi(digits);
+  const char order = typestr[0];
+  if (!(order == '<' || order == '=' || (order == '|' && bytes == 1))) throw bad();
+  if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) throw bad();
+  return {typestr[1], bytes};
+}
+
+// A shape's extents: a ValueError naming `what` for a negative one.
+void check_extents(const std::vector<std::int64_t>& shape, const std::string& what) {
+  if (std::any_of(shape.begin(), shape.end(), [](std::int64_t extent) { return extent < 0; })) {
+    throw py::value_error(what + ": a negative extent in shape " + shape_text(shape));
+  }
 }
 
 // The legacy default stream as the interfaces name it (CUDA's cudaStreamLegacy), which the
@@ -60,72 +100,97 @@ constexpr std::uintptr_t kLegacyDefaultStream = 1;
 
 std::unique_ptr<DeviceInput> DeviceInput::of(py::handle object, const char* name,
                                              StreamHandle stream) {
-  py::object interface = array_interface(object);
-  if (interface.is_none() && !dlpack_on_device(object)) return nullptr;
+  py::object interface = attribute_or_none(object, "__cuda_array_interface__");
+  if (interface.is_none() && !dlpack_on_device(object, name)) return nullptr;
   return std::unique_ptr<DeviceInput>(new DeviceInput(object, interface, name, stream));
 }
 
-DeviceInput::DeviceInput(py::handle object, const py::object& interface_object, const char* name,
+DeviceInput::DeviceInput(py::handle object, const py::object& interface, const char* name,
                          StreamHandle stream)
     : keep_(py::reinterpret_borrow<py::object>(object)) {
   const std::string what = name;
-  if (!interface_object.is_none()) {
-    const auto interface = interface_object.cast<py::dict>();
-    for (const py::handle extent : interface["shape"].cast<py::tuple>())
-      shape_.push_back(extent.cast<std::int64_t>());
-    const auto typestr = interface["typestr"].cast<std::string>();
-    if (typestr.size() < 3 || typestr[0] == '>') {
-      throw py::type_error(what + ": expected a little-endian number type, got typestr '" +
-                           typestr + "'");
-    }
-    kind_ = typestr[1];
-    bytes_ = std::stoi(typestr.substr(2));
-    data_ = reinterpret_cast<const void*>(
-        interface["data"].cast<py::tuple>()[0].cast<std::uintptr_t>());
-    std::vector<std::int64_t> strides;
-    if (interface.contains("strides") && !interface["strides"].is_none()) {
-      for (const py::handle stride : interface["strides"].cast<py::tuple>())
-        strides.push_back(stride.cast<std::int64_t>());
-    }
-    if (!c_ordered(shape_, strides, bytes_)) {
-      throw py::value_error(what + ": expected a C-contiguous array in device memory");
-    }
-    if (interface.contains("mask") && !interface["mask"].is_none()) {
-      throw py::value_error(what + ": a masked array cannot be read");
-    }
-    // Version 3: the producer's work on its stream must be done before the data is read. The
-    // library's own streams (stream nullptr) follow the legacy default stream already; any
-    // other pairing is ordered on the device, the host not waiting.
-    if (interface.contains("stream") && !interface["stream"].is_none()) {
-      const auto producer = interface["stream"].cast<std::uintptr_t>();
-      if (producer == 0) {
-        throw py::value_error(what +
-                              ": __cuda_array_interface__ names stream 0, which the "
-                              "interface disallows (1: the legacy default stream)");
-      }
-      // Without a stream of the caller's, the legacy default stream waits, by name (not the
-      // null handle, which a per-thread default stream build would read otherwise).
-      const auto consumer =
-          stream != nullptr ? stream : reinterpret_cast<StreamHandle>(kLegacyDefaultStream);
-      if (stream != nullptr || producer != kLegacyDefaultStream)
-        order_after(consumer, reinterpret_cast<StreamHandle>(producer));
-    }
+  if (interface.is_none()) {
+    read_dlpack(what, stream);
     return;
   }
-  // DLPack: the producer orders its work before `stream`, or before the legacy default stream
-  // (1), which the library's own streams follow; the tensor is ours until the deleter gives it
-  // back.
+  // A dictionary of the wrong form is a ValueError naming the argument, not a KeyError or a
+  // failed cast.
+  try {
+    read_interface(interface, what, stream);
+  } catch (const py::cast_error& error) {
+    throw py::value_error(what + ": a malformed __cuda_array_interface__ (" + error.what() + ")");
+  } catch (py::error_already_set& error) {
+    if (!error.matches(PyExc_KeyError) && !error.matches(PyExc_TypeError) &&
+        !error.matches(PyExc_IndexError)) {
+      throw;
+    }
+    throw py::value_error(what + ": a malformed __cuda_array_interface__ (" + error.what() + ")");
+  }
+}
+
+void DeviceInput::read_interface(const py::object& interface_object, const std::string& what,
+                                 StreamHandle stream) {
+  if (!py::isinstance<py::dict>(interface_object)) {
+    throw py::value_error(what + ": __cuda_array_interface__ is not a dict");
+  }
+  const auto interface = interface_object.cast<py::dict>();
+  for (const py::handle extent : interface["shape"].cast<py::tuple>())
+    shape_.push_back(extent.cast<std::int64_t>());
+  check_extents(shape_, what);
+  std::tie(kind_, bytes_) = element_of(interface["typestr"].cast<std::string>(), what);
+  data_ =
+      reinterpret_cast<const void*>(interface["data"].cast<py::tuple>()[0].cast<std::uintptr_t>());
+  std::vector<std::int64_t> strides;
+  if (interface.contains("strides") && !interface["strides"].is_none()) {
+    for (const py::handle stride : interface["strides"].cast<py::tuple>())
+      strides.push_back(stride.cast<std::int64_t>());
+    if (strides.size() != shape_.size()) {
+      throw py::value_error(what + ": __cuda_array_interface__ has " +
+                            std::to_string(strides.size()) + " strides for " +
+                            std::to_string(shape_.size()) + " axes");
+    }
+  }
+  if (!c_ordered(shape_, strides, bytes_)) {
+    throw py::value_error(what + ": expected a C-contiguous array in device memory");
+  }
+  if (interface.contains("mask") && !interface["mask"].is_none()) {
+    throw py::value_error(what + ": a masked array cannot be read");
+  }
+  // Version 3: the producer's work on its stream must be done before the data is read. The
+  // library's own streams (stream nullptr) follow the legacy default stream already; any
+  // other pairing is ordered on the device, the host not waiting.
+  if (interface.contains("stream") && !interface["stream"].is_none()) {
+    const auto producer = interface["stream"].cast<std::uintptr_t>();
+    if (producer == 0) {
+      throw py::value_error(what +
+                            ": __cuda_array_interface__ names stream 0, which the "
+                            "interface disallows (1: the legacy default stream)");
+    }
+    // Without a stream of the caller's, the legacy default stream waits, by name (not the
+    // null handle, which a per-thread default stream build would read otherwise).
+    const auto consumer =
+        stream != nullptr ? stream : reinterpret_cast<StreamHandle>(kLegacyDefaultStream);
+    if (stream != nullptr || producer != kLegacyDefaultStream)
+      order_after(consumer, reinterpret_cast<StreamHandle>(producer));
+  }
+}
+
+void DeviceInput::read_dlpack(const std::string& what, StreamHandle stream) {
+  // The producer orders its work before `stream`, or before the legacy default stream (1),
+  // which the library's own streams follow; the tensor is ours until the deleter gives it
+  // back (when this goes, also when a check below throws).
   const std::uintptr_t consumer =
       stream != nullptr ? reinterpret_cast<std::uintptr_t>(stream) : kLegacyDefaultStream;
-  py::object capsule = object.attr("__dlpack__")(py::arg("stream") = consumer);
+  py::object capsule = keep_.attr("__dlpack__")(py::arg("stream") = consumer);
   auto* managed = static_cast<dlpack::ManagedTensor*>(
       PyCapsule_GetPointer(capsule.ptr(), dlpack::kCapsuleName));
   if (managed == nullptr) throw py::error_already_set();
   if (PyCapsule_SetName(capsule.ptr(), dlpack::kUsedCapsuleName) != 0)
     throw py::error_already_set();
-  managed_ = managed;
+  managed_.reset(managed);
   const dlpack::Tensor& tensor = managed->dl_tensor;
   shape_.assign(tensor.shape, tensor.shape + tensor.ndim);
+  check_extents(shape_, what);
   if (tensor.dtype.lanes != 1) throw py::type_error(what + ": vector element types are not taken");
   kind_ = tensor.dtype.code == dlpack::kFloat  ? 'f'
           : tensor.dtype.code == dlpack::kUInt ? 'u'
@@ -145,8 +210,8 @@ DeviceInput::DeviceInput(py::handle object, const py::object& interface_object, 
   data_ = static_cast<const char*>(tensor.data) + tensor.byte_offset;
 }
 
-DeviceInput::~DeviceInput() {
-  if (managed_ != nullptr && managed_->deleter != nullptr) managed_->deleter(managed_);
+void DeviceInput::GiveBack::operator()(dlpack::ManagedTensor* managed) const {
+  if (managed->deleter != nullptr) managed->deleter(managed);
 }
 
 std::string DeviceInput::dtype_name() const {
@@ -155,6 +220,16 @@ std::string DeviceInput::dtype_name() const {
 }
 
 namespace {
+
+// The input's data for `count` elements or rows: a ValueError naming `name` for a null pointer
+// to some.
+const void* data_for(const DeviceInput& input, const char* name, std::size_t count) {
+  if (count > 0 && input.data() == nullptr) {
+    throw py::value_error(std::string(name) + ": a null data pointer for " + std::to_string(count) +
+                          " rows");
+  }
+  return input.data();
+}
 
 // The input's rows of `width` elements of kind `kind` and `bytes`, given as (n, width), (width,)
 // or, for boxes, (n, 2, 3) and (2, 3); else the error naming `name`.
@@ -184,23 +259,24 @@ std::size_t device_rows(const DeviceInput& input, const char* name, char kind, i
 DeviceSpan<const physics::Aabb> device_boxes(const DeviceInput& input, const char* name) {
   const std::size_t rows =
       device_rows(input, name, 'f', 4, "float32", 6, "(n, 6) or (n, 2, 3)", true);
-  return {static_cast<const physics::Aabb*>(input.data()), rows};
+  return {static_cast<const physics::Aabb*>(data_for(input, name, rows)), rows};
 }
 
 DeviceSpan<const physics::Ray> device_rays(const DeviceInput& input, const char* name) {
   const std::size_t rows = device_rows(input, name, 'f', 4, "float32", 7,
                                        "(n, 7) (origin, direction, max_t) in device memory", false);
-  return {static_cast<const physics::Ray*>(input.data()), rows};
+  return {static_cast<const physics::Ray*>(data_for(input, name, rows)), rows};
 }
 
 DeviceSpan<const physics::ProxyId> device_ids(const DeviceInput& input, const char* name) {
   static_assert(sizeof(physics::ProxyId) == 8);
   const auto& shape = input.shape();
-  if (input.kind() == 'u' && input.bytes() == 8 && shape.size() == 1) {
-    return {static_cast<const physics::ProxyId*>(input.data()), static_cast<std::size_t>(shape[0])};
-  }
-  if (input.kind() == 'u' && input.bytes() == 4 && shape.size() == 2 && shape[1] == 2) {
-    return {static_cast<const physics::ProxyId*>(input.data()), static_cast<std::size_t>(shape[0])};
+  const bool uint64 = input.kind() == 'u' && input.bytes() == 8 && shape.size() == 1;
+  const bool uint32_pairs =
+      input.kind() == 'u' && input.bytes() == 4 && shape.size() == 2 && shape[1] == 2;
+  if (uint64 || uint32_pairs) {
+    const auto count = static_cast<std::size_t>(shape[0]);  // not negative (DeviceInput)
+    return {static_cast<const physics::ProxyId*>(data_for(input, name, count)), count};
   }
   throw py::type_error(std::string(name) + ": expected ids in device memory as uint64 (n,) or " +
                        "uint32 (n, 2), got " + input.dtype_name() + " " + shape_text(shape));
@@ -215,7 +291,7 @@ DeviceSpan<const std::uint32_t> device_uint32(const DeviceInput& input, const ch
     throw py::value_error(std::string(name) + ": expected shape (" + std::to_string(count) +
                           ",), one per box, got " + shape_text(input.shape()));
   }
-  return {static_cast<const std::uint32_t*>(input.data()), count};
+  return {static_cast<const std::uint32_t*>(data_for(input, name, count)), count};
 }
 
 namespace {

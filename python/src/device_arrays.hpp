@@ -31,7 +31,6 @@ class DeviceInput {
   /// __dlpack_device__ names a CUDA device), nullptr when it does not (a host array); a
   /// TypeError or ValueError naming `name` when it cannot be read.
   static std::unique_ptr<DeviceInput> of(py::handle object, const char* name, StreamHandle stream);
-  ~DeviceInput();
   DeviceInput(const DeviceInput&) = delete;
   DeviceInput& operator=(const DeviceInput&) = delete;
 
@@ -47,9 +46,16 @@ class DeviceInput {
   // `interface`: the object's __cuda_array_interface__, or None to read it by DLPack.
   DeviceInput(py::handle object, const py::object& interface, const char* name,
               StreamHandle stream);
+  void read_interface(const py::object& interface, const std::string& what, StreamHandle stream);
+  void read_dlpack(const std::string& what, StreamHandle stream);
+
+  // Gives a DLPack tensor back to its producer.
+  struct GiveBack {
+    void operator()(dlpack::ManagedTensor* managed) const;
+  };
 
   py::object keep_;
-  dlpack::ManagedTensor* managed_ = nullptr;
+  std::unique_ptr<dlpack::ManagedTensor, GiveBack> managed_;
   const void* data_ = nullptr;
   std::vector<std::int64_t> shape_;
   char kind_ = 0;

@@ -28,6 +28,7 @@ struct PyWorld {
   rsw::Backend backend;
   StreamHandle stream;  // the caller's, or nullptr: the library's own
   Validity steps, queries, rays;
+  mutable bool busy = false;  // a call is under way (InUse)
 };
 
 constexpr const char* kUntilStep = "the World's next step()";
@@ -108,6 +109,7 @@ arrays are then read in that stream's order, and device results are ready in it.
           [](PyWorld& self, const py::object& boxes, const std::string& motion,
              std::uint32_t category, std::uint32_t mask, std::uint32_t world,
              std::uint64_t user) -> py::object {
+            const InUse in_use(self.busy, "World");
             const physics::ProxyOptions options{.motion = motion_named(motion),
                                                 .category = category,
                                                 .mask = mask,
@@ -144,6 +146,7 @@ from the next step().
       .def(
           "move",
           [](PyWorld& self, const py::object& ids, const py::object& boxes) {
+            const InUse in_use(self.busy, "World");
             const auto id_input = DeviceInput::of(ids, "ids", self.stream);
             const auto box_input = DeviceInput::of(boxes, "boxes", self.stream);
             if ((id_input != nullptr) != (box_input != nullptr)) {
@@ -170,6 +173,7 @@ from the next step().
       .def(
           "destroy",
           [](PyWorld& self, const py::object& ids) {
+            const InUse in_use(self.busy, "World");
             if (const auto input = DeviceInput::of(ids, "ids", self.stream)) {
               const DeviceSpan<const physics::ProxyId> view = device_ids(*input, "ids");
               py::gil_scoped_release unlocked;
@@ -186,6 +190,7 @@ from the next step().
       .def(
           "step",
           [](PyWorld& self) {
+            const InUse in_use(self.busy, "World");
             self.steps.advance();
             self.queries.advance();
             self.rays.advance();
@@ -198,6 +203,7 @@ from the next step().
           "events",
           [](const py::object& self_object, bool device) -> py::tuple {
             auto& self = self_object.cast<PyWorld&>();
+            const InUse in_use(self.busy, "World");
             if (device) {
               const physics::DeviceWorldEvents events = self.world.events_device();
               return py::make_tuple(device_pairs(self_object, self, events.found),
@@ -217,6 +223,7 @@ the pairs then that are not now (destroyed proxies included). device=True: Devic
           "pairs",
           [](const py::object& self_object, bool device) -> py::object {
             auto& self = self_object.cast<PyWorld&>();
+            const InUse in_use(self.busy, "World");
             if (device) return device_pairs(self_object, self, self.world.pairs_device());
             return proxy_pairs_to_numpy(self.world.pairs());
           },
@@ -228,6 +235,7 @@ the pairs then that are not now (destroyed proxies included). device=True: Devic
           [](const py::object& self_object, const py::object& regions, std::uint32_t mask,
              const py::object& world) -> py::object {
             auto& self = self_object.cast<PyWorld&>();
+            const InUse in_use(self.busy, "World");
             const physics::QueryOptions options{.mask = mask, .world = world_named(world)};
             return answer_query<physics::Aabb>(
                 self_object, self.stream, self.queries, "the World's next query() or step()",
@@ -246,6 +254,7 @@ or step().
           [](const py::object& self_object, const py::object& rays, bool all_hits,
              std::uint32_t mask, const py::object& world) -> py::object {
             auto& self = self_object.cast<PyWorld&>();
+            const InUse in_use(self.busy, "World");
             const physics::RaycastOptions options{
                 .all_hits = all_hits, .mask = mask, .world = world_named(world)};
             return answer_query<physics::Ray>(
@@ -263,6 +272,7 @@ t = 0. With all_hits, every proxy along each ray, sorted by (ray, t). ray_hit_dt
       .def(
           "user",
           [](const PyWorld& self, const py::object& id) {
+            const InUse in_use(self.busy, "World");
             const ArrayView<physics::ProxyId> view = ids_from(id, "id");
             if (view.values.size() != 1) {
               throw py::value_error("id: expected one id, got " +
@@ -272,7 +282,11 @@ t = 0. With all_hits, every proxy along each ray, sorted by (ray, t). ray_hit_dt
           },
           py::arg("id"), "The user value of a live proxy (an InvalidArgumentError for a stale id).")
       .def_property_readonly(
-          "stats", [](const PyWorld& self) { return to_dict(self.world.stats()); },
+          "stats",
+          [](const PyWorld& self) {
+            const InUse in_use(self.busy, "World");
+            return to_dict(self.world.stats());
+          },
           "What the last step did: counts (proxies, pairs, found, lost, ...) and times in "
           "milliseconds per stage.")
       .def_property_readonly(

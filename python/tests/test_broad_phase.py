@@ -182,3 +182,39 @@ def test_info_and_the_docs():
     assert isinstance(info["devices"], list)
     assert "sweep-and-prune" in radixsweep.BroadPhase.__doc__
     assert "found" in radixsweep.World.events.__doc__
+
+
+def test_an_object_takes_one_call_at_a_time(rng):
+    """A second thread calling an object whose call is under way (the GIL released meanwhile)
+    gets a RuntimeError rather than racing on it; objects of their own work side by side."""
+    import threading
+    boxes = random_boxes(rng, 20000, extent=60.0)
+    shared = radixsweep.BroadPhase(backend="cpu")
+    errors = []
+
+    def work(bp):
+        try:
+            for _ in range(30):
+                bp.update(boxes)
+                bp.find_pairs()
+        except RuntimeError as error:
+            errors.append(str(error))
+
+    threads = [threading.Thread(target=work, args=(shared,)) for _ in range(3)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert all("BroadPhase is in use by another thread" in e for e in errors)
+    expected = brute_pairs(boxes[:2000])
+    own = [radixsweep.BroadPhase(backend="cpu") for _ in range(3)]
+    results = [None] * 3
+
+    def alone(k):
+        own[k].update(boxes[:2000])
+        results[k] = sorted_rows(own[k].find_pairs())
+
+    threads = [threading.Thread(target=alone, args=(k,)) for k in range(3)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    for result in results:
+        np.testing.assert_array_equal(result, expected)
+

@@ -12,13 +12,41 @@ from conftest import brute_pairs, overlap_matrix, random_boxes, sorted_rows
 
 
 class FakeDeviceArray:
-    """Describes device memory it does not have: what the argument checks see first."""
+    """Describes device memory it does not have (at an address no allocation has): what the
+    argument checks see first."""
 
-    def __init__(self, shape, typestr="<f4", strides=None, mask=None):
+    def __init__(self, shape, typestr="<f4", strides=None, mask=None, data=256):
         self.__cuda_array_interface__ = {
-            "shape": shape, "typestr": typestr, "data": (0, True), "strides": strides,
+            "shape": shape, "typestr": typestr, "data": (data, True), "strides": strides,
             "version": 3, "mask": mask, "stream": None,
         }
+
+
+class Described:
+    """An object whose __cuda_array_interface__ is whatever it is given."""
+
+    def __init__(self, interface):
+        self.interface = interface
+
+    @property
+    def __cuda_array_interface__(self):
+        if isinstance(self.interface, BaseException):
+            raise self.interface
+        return self.interface
+
+
+class OnDevice:
+    """NumPy's DLPack capsule of `array`, presented as CUDA memory: rejected before it is read."""
+
+    def __init__(self, array, device=(2, 0)):
+        self.array = array
+        self.device = device
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None):
+        return self.array.__dlpack__()
 
 
 def test_device_array_descriptions_are_checked_first():
@@ -46,12 +74,49 @@ def test_device_array_descriptions_are_checked_first():
         bp.update(FakeDeviceArray((2, 6)), categories=np.ones(2, np.uint32))
 
 
+def test_malformed_descriptions_are_errors_naming_the_argument():
+    world = radixsweep.World(backend="cpu")
+    bp = radixsweep.BroadPhase(backend="cpu")
+    good = FakeDeviceArray((3, 6)).__cuda_array_interface__
+    for broken in ({k: v for k, v in good.items() if k != "shape"}, dict(good, data=None),
+                   dict(good, stream="1"), ["not", "a", "dict"]):
+        with pytest.raises(ValueError, match="boxes: (a malformed __cuda_array_interface__|"
+                                             "__cuda_array_interface__ is not a dict)"):
+            bp.update(Described(broken))
+    for typestr in ("<f4junk", "|f4", "<fxx", "<f-4", "<f9999999999", ">f4"):
+        with pytest.raises(TypeError, match="boxes: expected a little-endian number type"):
+            bp.update(Described(dict(good, typestr=typestr)))
+    with pytest.raises(ValueError, match="boxes: __cuda_array_interface__ has 1 strides for 2 axes"):
+        bp.update(Described(dict(good, strides=(24,))))
+    with pytest.raises(ValueError, match=r"ids: a negative extent in shape \(-2,\)"):
+        world.destroy(FakeDeviceArray((-2,), "<u8"))
+    with pytest.raises(ValueError, match="boxes: a null data pointer for 3 rows"):
+        bp.update(FakeDeviceArray((3, 6), data=0))
+    with pytest.raises(RuntimeError, match="the producer's own error"):
+        bp.update(Described(RuntimeError("the producer's own error")))
+    with pytest.raises(TypeError, match=r"boxes: __dlpack_device__\(\) returned 'cuda'"):
+        bp.update(OnDevice(np.ones((3, 6), np.float32), device="cuda"))
+
+
+def test_a_rejected_dlpack_tensor_is_given_back():
+    """The producer's deleter runs when the array is rejected, as when it is used."""
+    import sys
+    array = np.ones((100, 100), np.float32)[:, :6]  # not C-contiguous
+    before = sys.getrefcount(array)
+    bp = radixsweep.BroadPhase(backend="cpu")
+    for _ in range(3):
+        with pytest.raises(ValueError, match="boxes: expected a C-contiguous array"):
+            bp.update(OnDevice(array))
+    assert sys.getrefcount(array) == before
+
+
 def test_ids_in_plain_integers(backend):
     world = radixsweep.World(backend=backend)
     ids = world.create(np.zeros((3, 6), np.float32), user=5)
     as_uint64 = ids.view(np.uint64)
     as_pairs = ids.view(np.uint32).reshape(3, 2)
     assert world.user(as_uint64[1:2]) == 5
+    assert world.user(as_uint64[1]) == 5  # a NumPy uint64 scalar: one id
     world.move(as_pairs, np.ones((3, 6), np.float32))
     world.destroy(as_uint64)
     world.step()
