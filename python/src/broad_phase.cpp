@@ -1,7 +1,9 @@
 // radixsweep.BroadPhase, and the options' names and the stats' dicts that World shares.
 #include <pybind11/pybind11.h>
 
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,25 +61,43 @@ physics::InvalidBoxes invalid_boxes_named(const std::string& name) {
   return named("invalid_boxes", name, kNames);
 }
 
+namespace {
+
+// An integer argument (a Python int, or anything with __index__: NumPy's integers) as a
+// Python int; nothing for any other type.
+std::optional<py::int_> integer_of(const py::object& value) {
+  if (!PyIndex_Check(value.ptr())) return std::nullopt;
+  PyObject* integer = PyNumber_Index(value.ptr());
+  if (integer == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::int_>(integer);
+}
+
+}  // namespace
+
 StreamHandle stream_named(const py::object& stream) {
   if (stream.is_none()) return nullptr;
-  if (!py::isinstance<py::int_>(stream) || stream.cast<py::int_>() < py::int_(0)) {
-    throw py::type_error(
-        "stream: expected a CUDA stream as an int handle (cupy's stream.ptr, "
-        "torch's stream.cuda_stream) or None, got " +
-        py::repr(stream).cast<std::string>());
-  }
-  return reinterpret_cast<StreamHandle>(stream.cast<std::uintptr_t>());
+  const std::optional<py::int_> handle = integer_of(stream);
+  const auto describe = [&] {
+    return "stream: expected a CUDA stream as an int handle (cupy's stream.ptr, torch's "
+           "stream.cuda_stream) or None, got " +
+           py::repr(stream).cast<std::string>();
+  };
+  if (!handle) throw py::type_error(describe());
+  if (*handle < py::int_(0) || *handle > py::int_(std::numeric_limits<std::uintptr_t>::max()))
+    throw py::value_error(describe());
+  return reinterpret_cast<StreamHandle>(handle->cast<std::uintptr_t>());
 }
 
 std::uint32_t world_named(const py::object& world) {
   if (world.is_none()) return physics::kAllWorlds;
-  if (!py::isinstance<py::int_>(world) || world.cast<py::int_>() < py::int_(0) ||
-      world.cast<py::int_>() > py::int_(physics::kAllWorlds)) {
-    throw py::type_error("world: expected a world id (0 .. MAX_WORLD) or None, got " +
-                         py::repr(world).cast<std::string>());
-  }
-  return world.cast<std::uint32_t>();
+  const std::optional<py::int_> id = integer_of(world);
+  const auto describe = [&] {
+    return "world: expected a world id (0 .. MAX_WORLD) or None, got " +
+           py::repr(world).cast<std::string>();
+  };
+  if (!id) throw py::type_error(describe());
+  if (*id < py::int_(0) || *id > py::int_(physics::kAllWorlds)) throw py::value_error(describe());
+  return id->cast<std::uint32_t>();
 }
 
 py::dict to_dict(const physics::BroadPhaseStats& stats) {

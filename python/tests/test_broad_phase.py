@@ -163,9 +163,15 @@ def test_bad_arguments_say_what_was_expected(backend):
         radixsweep.BroadPhase("cpu")  # options are keywords
     with pytest.raises(TypeError, match="stream: expected a CUDA stream as an int handle"):
         radixsweep.BroadPhase(backend=backend, stream="default")
+    with pytest.raises(ValueError, match="stream: expected a CUDA stream as an int handle"):
+        radixsweep.BroadPhase(backend=backend, stream=2**64)
     bp.update(good)
+    for world in (-1, 2**32):
+        with pytest.raises(ValueError, match=r"world: expected a world id \(0 .. MAX_WORLD\) or None"):
+            bp.query(good, world=world)
     with pytest.raises(TypeError, match=r"world: expected a world id \(0 .. MAX_WORLD\) or None"):
-        bp.query(good, world=-1)
+        bp.query(good, world="first")
+    assert len(bp.query(good, world=np.uint32(0))) == len(bp.query(good, world=0))  # NumPy ints
 
 
 def test_a_region_that_is_not_a_box_is_an_error(backend):
