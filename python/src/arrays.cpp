@@ -40,6 +40,16 @@ py::array checked(py::handle object, const char* name, const py::dtype& dtype,
     throw py::value_error(std::string(name) +
                           ": expected a C-contiguous array (numpy.ascontiguousarray makes one)");
   }
+  // Every element type taken is made of 4-byte fields, read in place.
+  if (reinterpret_cast<std::uintptr_t>(array.data()) % 4 != 0) {
+    throw py::value_error(std::string(name) +
+                          ": expected an aligned array (numpy.ascontiguousarray makes one)");
+  }
+  if (py::isinstance(object, py::module_::import("numpy.ma").attr("MaskedArray"))) {
+    throw py::value_error(std::string(name) +
+                          ": a masked array cannot be read (its mask would "
+                          "be ignored; numpy.ma.compress_rows drops rows)");
+  }
   return array;
 }
 

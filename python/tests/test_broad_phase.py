@@ -153,6 +153,11 @@ def test_bad_arguments_say_what_was_expected(backend):
         bp.update(good, categories=np.ones(2, np.uint32))
     with pytest.raises(TypeError, match="masks: expected uint32, got int64"):
         bp.update(good, masks=np.ones(3, np.int64))
+    with pytest.raises(ValueError, match="boxes: a masked array cannot be read"):
+        bp.update(np.ma.masked_array(good, mask=np.zeros_like(good, bool)))
+    unaligned = np.frombuffer(bytes(3 * 24 + 1), np.uint8)[1:].view(np.float32).reshape(3, 6)
+    with pytest.raises(ValueError, match="boxes: expected an aligned array"):
+        bp.update(unaligned)
     with pytest.raises(ValueError, match=r"rays: expected shape \(n, 7\) or \(n, 6\)"):
         bp.raycast(np.zeros((2, 5), np.float32))
     with pytest.raises(radixsweep.InvalidArgumentError, match="vulkan"):
