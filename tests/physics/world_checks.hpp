@@ -285,6 +285,8 @@ class WorldScript {
   /// From here on a third of the created proxies go to world 1, 2 or kMaxWorld, or to
   /// kAllWorlds (the rest to world 0).
   void use_worlds() { worlds_ = true; }
+  /// From here on every created proxy is a moving one.
+  void without_statics() { statics_ = false; }
 
   physics::Aabb random_box() {
     std::uniform_real_distribution<float> position(0, region_);
@@ -300,7 +302,7 @@ class WorldScript {
 
   physics::ProxyOptions random_options(double static_share) {
     physics::ProxyOptions options;
-    options.motion = std::bernoulli_distribution(static_share)(generator_)
+    options.motion = statics_ && std::bernoulli_distribution(static_share)(generator_)
                          ? physics::Motion::Static
                          : physics::Motion::Moving;
     if (std::bernoulli_distribution(0.2)(generator_)) {
@@ -542,6 +544,7 @@ class WorldScript {
  private:
   std::mt19937 generator_;
   bool worlds_ = false;
+  bool statics_ = true;
   float region_;
 };
 

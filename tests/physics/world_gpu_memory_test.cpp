@@ -3,6 +3,7 @@
 // with nothing beside it (SERIAL).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <span>
 #include <vector>
@@ -21,17 +22,18 @@ using physics::Motion;
 using physics::ProxyId;
 using physics::World;
 
-TEST(WorldGpu, AStepInTheSteadyStateAllocatesNoDeviceMemory) {
-  RSW_REQUIRE_CUDA_DEVICE();
+// 50K proxies, the first `statics` static, moved by device arrays step after step: after a few
+// steps, no step allocates device memory.
+void expect_steady_steps_allocate_nothing(std::size_t statics) {
   const std::uint32_t seed = std::random_device{}();
   std::vector<Aabb> boxes = workloads::make_boxes(50'000, workloads::BoxScene::Uniform, seed);
   World world({.backend = rsw::Backend::Cuda});
   std::vector<ProxyId> ids(boxes.size());
-  world.create(std::span(boxes).first(25'000), {.motion = Motion::Static},
-               std::span(ids).first(25'000));
-  world.create(std::span(boxes).subspan(25'000), {}, std::span(ids).subspan(25'000));
-  DeviceBuffer<ProxyId> device_ids(std::span<const ProxyId>(ids).subspan(25'000));
-  DeviceBuffer<Aabb> device_boxes(std::span<const Aabb>(boxes).subspan(25'000));
+  world.create(std::span(boxes).first(statics), {.motion = Motion::Static},
+               std::span(ids).first(statics));
+  world.create(std::span(boxes).subspan(statics), {}, std::span(ids).subspan(statics));
+  DeviceBuffer<ProxyId> device_ids(std::span<const ProxyId>(ids).subspan(statics));
+  DeviceBuffer<Aabb> device_boxes(std::span<const Aabb>(boxes).subspan(statics));
   const auto steps = [&](int count) {
     for (int step = 0; step < count; ++step) {
       world.move(device_ids.span(), device_boxes.span());
@@ -44,6 +46,20 @@ TEST(WorldGpu, AStepInTheSteadyStateAllocatesNoDeviceMemory) {
   const std::size_t before = rsw::memory_usage().device_used_bytes;
   steps(50);
   EXPECT_EQ(rsw::memory_usage().device_used_bytes, before) << "seed " << seed;
+}
+
+TEST(WorldGpu, AStepInTheSteadyStateAllocatesNoDeviceMemory) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  expect_steady_steps_allocate_nothing(25'000);
+}
+
+// Without statics, swept in BroadPhase frames that find the events themselves
+// (RSW_WORLD_MOVING_SWEEP=frame: as a world of more moving proxies than a grid serves).
+TEST(WorldGpu, AStepSweptInAFrameInTheSteadyStateAllocatesNoDeviceMemory) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  ::setenv("RSW_WORLD_MOVING_SWEEP", "frame", 1);
+  expect_steady_steps_allocate_nothing(0);
+  ::unsetenv("RSW_WORLD_MOVING_SWEEP");
 }
 
 }  // namespace

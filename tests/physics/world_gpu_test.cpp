@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "rsw/engine/device_buffer.hpp"
@@ -619,6 +621,132 @@ TEST(WorldGpu, ABoxThatTurnsInvalidInTheSteadyStateLosesItsPairs) {
   EXPECT_EQ(world.events().found.size(), 3u);
   move({{2, 5, 0}, {3, 6, 1}}, "lifted");
   EXPECT_EQ(world.events().lost.size(), 3u);
+}
+
+// Sets RSW_WORLD_MOVING_SWEEP=frame for its scope: a world made then, without statics,
+// sweeps its moving proxies in a BroadPhase frame however few they are, so that the frames
+// that find the step's events themselves (from the second step on, while no proxy is
+// destroyed) meet the oracle at small sizes.
+class SweptInFrames {
+ public:
+  SweptInFrames() { ::setenv(kVariable, "frame", 1); }
+  ~SweptInFrames() { ::unsetenv(kVariable); }
+  SweptInFrames(const SweptInFrames&) = delete;
+  SweptInFrames& operator=(const SweptInFrames&) = delete;
+
+  static constexpr const char* kVariable = "RSW_WORLD_MOVING_SWEEP";
+};
+
+TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesMatchesTheOracleAtEveryStep) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const SweptInFrames frames;
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  WorldScript script(seed, 12);
+  script.without_statics();
+  script.run(world, model, 1000);
+}
+
+TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithSortedEventsMatchesTheOracle) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const SweptInFrames frames;
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world({.backend = rsw::Backend::Cuda, .sorted_events = true});
+  WorldModel model;
+  WorldScript script(seed, 12);
+  script.without_statics();
+  script.run(world, model, 300);
+}
+
+// With proxies in worlds the frame does not find the events (it has no worlds' cells for
+// them): the events after it do, and the world falls back to them and back.
+TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithWorldsMatchesTheOracle) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const SweptInFrames frames;
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  World world({.backend = rsw::Backend::Cuda});
+  WorldModel model;
+  WorldScript script(seed, 10);
+  script.without_statics();
+  script.run(world, model, 100);
+  script.use_worlds();
+  script.run(world, model, 200);
+}
+
+// Scenes of every kind (a giant box's long runs, touching faces, clusters), all moving and
+// swept in frames that find the events: the GPU's sets equal the CPU backend's.
+TEST(WorldGpu, MovingProxiesSweptInFramesEqualTheCpuBackendOverSteps) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const SweptInFrames frames;
+  const std::uint32_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  constexpr std::pair<std::size_t, workloads::BoxScene> kScenes[] = {
+      {65'537, workloads::BoxScene::Uniform},
+      {20'011, workloads::BoxScene::GiantBox},
+      {20'011, workloads::BoxScene::Clustered},
+      {30'011, workloads::BoxScene::Mixed},
+      {10'007, workloads::BoxScene::TouchingGrid},
+      {20'011, workloads::BoxScene::MixedSizes},
+      {1, workloads::BoxScene::Uniform}};
+  for (const auto& [count, scene] : kScenes) {
+    SCOPED_TRACE(std::to_string(count) + " boxes, scene " +
+                 std::to_string(static_cast<int>(scene)));
+    expect_gpu_equals_cpu(workloads::make_boxes(count, scene, seed), 0, seed);
+    if (HasFatalFailure()) return;
+  }
+}
+
+// A frame that finds the events tests a box that turns invalid (excluded) at both steps: it
+// loses its pairs, and finds them when it turns valid again; one that jumps away loses them.
+TEST(WorldGpu, ABoxThatTurnsInvalidInAFrameThatFindsEventsLosesItsPairs) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const SweptInFrames frames;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  World world({.backend = rsw::Backend::Cuda, .invalid_boxes = physics::InvalidBoxes::Exclude});
+  WorldModel model;
+  std::vector<ProxyId> crates;
+  for (int i = 0; i < 5; ++i) {  // a row of touching crates
+    const auto x = static_cast<float>(i);
+    const Aabb box{{x, 0, 0}, {x + 1, 1, 1}};
+    crates.push_back(world.create(box));
+    model.proxies[crates.back()] = {box, {}};
+  }
+  step_and_check(world, model, "first");
+  step_and_check(world, model, "unchanged");
+  const auto move = [&](const Aabb& box, const std::string& where) {
+    world.move(DeviceBuffer<ProxyId>(std::vector{crates[2]}).span(),
+               DeviceBuffer<Aabb>(std::vector{box}).span());
+    model.proxies[crates[2]].box = box;
+    step_and_check(world, model, where);
+  };
+  move({{2, 0, 0}, {3, nan, 1}}, "invalid");
+  EXPECT_EQ(world.events().lost.size(), 2u);  // both neighbours
+  EXPECT_EQ(world.stats().excluded_proxies, 1u);
+  move({{2, 0, 0}, {3, 1, 1}}, "valid again");
+  EXPECT_EQ(world.events().found.size(), 2u);
+  move({{2, 5, 0}, {3, 6, 1}}, "lifted");
+  EXPECT_EQ(world.events().lost.size(), 2u);
+  move({{1.5f, 0, 0}, {3.5f, 1, 1}}, "dropped between, wider");
+  EXPECT_EQ(world.events().found.size(), 2u);
+}
+
+TEST(WorldGpu, AnUnknownMovingSweepOverrideIsAnErrorNamingIt) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  ::setenv(SweptInFrames::kVariable, "sideways", 1);
+  try {
+    World world({.backend = rsw::Backend::Cuda});
+    world.step();
+    ADD_FAILURE() << "no error";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("RSW_WORLD_MOVING_SWEEP=sideways"), std::string::npos)
+        << error.what();
+  }
+  ::unsetenv(SweptInFrames::kVariable);
 }
 
 }  // namespace
