@@ -53,8 +53,8 @@ TEST(WorldGpu, AStepInTheSteadyStateAllocatesNoDeviceMemory) {
   expect_steady_steps_allocate_nothing(25'000);
 }
 
-// Without statics, swept in BroadPhase frames that find the events themselves
-// (RSW_WORLD_MOVING_SWEEP=frame: as a world of more moving proxies than a grid serves).
+// Without statics, swept in BroadPhase frames (RSW_WORLD_MOVING_SWEEP=frame: as a world of
+// more moving proxies than a grid serves).
 TEST(WorldGpu, AStepSweptInAFrameInTheSteadyStateAllocatesNoDeviceMemory) {
   RSW_REQUIRE_CUDA_DEVICE();
   ::setenv("RSW_WORLD_MOVING_SWEEP", "frame", 1);

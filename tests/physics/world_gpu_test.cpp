@@ -624,9 +624,9 @@ TEST(WorldGpu, ABoxThatTurnsInvalidInTheSteadyStateLosesItsPairs) {
 }
 
 // Sets RSW_WORLD_MOVING_SWEEP=frame for its scope: a world made then, without statics,
-// sweeps its moving proxies in a BroadPhase frame however few they are, so that the frames
-// that find the step's events themselves (from the second step on, while no proxy is
-// destroyed) meet the oracle at small sizes.
+// sweeps its moving proxies in a BroadPhase frame however few they are (as a world of more
+// than a grid serves does), so that that path and the events after it meet the oracle at
+// small sizes.
 class SweptInFrames {
  public:
   SweptInFrames() { ::setenv(kVariable, "frame", 1); }
@@ -661,8 +661,7 @@ TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithSortedEventsMatchesTh
   script.run(world, model, 300);
 }
 
-// With proxies in worlds the frame does not find the events (it has no worlds' cells for
-// them): the events after it do, and the world falls back to them and back.
+// Proxies in worlds come in later: the frames sweep them in their worlds' cells.
 TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithWorldsMatchesTheOracle) {
   RSW_REQUIRE_CUDA_DEVICE();
   const SweptInFrames frames;
@@ -678,7 +677,7 @@ TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithWorldsMatchesTheOracl
 }
 
 // Scenes of every kind (a giant box's long runs, touching faces, clusters), all moving and
-// swept in frames that find the events: the GPU's sets equal the CPU backend's.
+// swept in frames: the GPU's sets equal the CPU backend's.
 TEST(WorldGpu, MovingProxiesSweptInFramesEqualTheCpuBackendOverSteps) {
   RSW_REQUIRE_CUDA_DEVICE();
   const SweptInFrames frames;
@@ -700,9 +699,9 @@ TEST(WorldGpu, MovingProxiesSweptInFramesEqualTheCpuBackendOverSteps) {
   }
 }
 
-// A frame that finds the events tests a box that turns invalid (excluded) at both steps: it
-// loses its pairs, and finds them when it turns valid again; one that jumps away loses them.
-TEST(WorldGpu, ABoxThatTurnsInvalidInAFrameThatFindsEventsLosesItsPairs) {
+// Swept in frames, a box that turns invalid (excluded) loses its pairs and finds them when it
+// turns valid again; one that jumps away loses them.
+TEST(WorldGpu, ABoxThatTurnsInvalidInAFrameLosesItsPairs) {
   RSW_REQUIRE_CUDA_DEVICE();
   const SweptInFrames frames;
   const float nan = std::numeric_limits<float>::quiet_NaN();

@@ -41,40 +41,6 @@ struct BoxSource {
   StreamHandle stream = nullptr;     // device arrays are ready in this stream's order
 };
 
-/// A box at one step as the events read it: one memory sector, NaN bounds where there was no
-/// box at that step.
-struct alignas(32) StepBox {
-  float low[3];
-  float high[3];
-  float unused[2];
-};
-static_assert(sizeof(StepBox) == 32, "a step box is one sector");
-
-/// A frame that also finds which pairs began and ended overlapping since the step before
-/// (the CUDA sweep's frame in cells, without worlds). The frame's boxes are then each box's
-/// hull over the two steps (the smallest box holding both, or the one valid of them), so that
-/// the sweep meets every pair of either step; each pair it meets is tested at both steps and
-/// goes to the pairs when it is one now, to `found` too when it was none then, and to `lost`
-/// when it was one only then. Pairs, found and lost are in the frame's box indices (a < b).
-///
-/// The test at both steps reads no box while it can be decided from the hulls: a box that is
-/// not marked `exact` is valid at both steps and moved each bound by at most `*bound` (a float
-/// on the device, written before the frame), so two such hulls that overlap by at least twice
-/// the bound on every axis overlap at both steps. Other pairs are tested on their boxes,
-/// read by slot.
-struct SweepEvents {
-  const std::uint32_t* slots = nullptr;  ///< box i's slot in `now` and `last`
-  const Aabb* now = nullptr;             ///< this step's boxes, by slot
-  const StepBox* last = nullptr;         ///< the last step's, by slot
-  std::uint32_t last_slots = 0;          ///< slots `last` holds (later ones held no box)
-  const std::uint8_t* exact = nullptr;   ///< by box: nonzero where no bound holds
-  const float* bound = nullptr;          ///< the bound on the other boxes' moves
-  DeviceBuffer<Pair>* pairs = nullptr;   ///< where the pairs go (grown as needed)
-  // Filled by the frame: the pairs that began and ended overlapping (valid until the next).
-  DeviceSpan<const Pair> found;
-  DeviceSpan<const Pair> lost;
-};
-
 /// What a frame asks of a backend, from BroadPhaseOptions.
 struct FrameRequest {
   SweepAxis axis = SweepAxis::X;
@@ -85,7 +51,6 @@ struct FrameRequest {
   bool group_by_world = false;
   bool stage_times = true;
   StreamHandle stream = nullptr;
-  SweepEvents* events = nullptr;  ///< the CUDA sweep's cells frame only; see SweepEvents
 };
 
 class SweepBackend {

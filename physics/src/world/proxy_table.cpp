@@ -73,7 +73,6 @@ std::uint32_t ProxyTable::allocate(const ProxyOptions& options) {
   worlds_[slot] = options.world;
   users_[slot] = options.user;
   if (!has_default_filters(options.category, options.mask, options.world)) ++filtered_;
-  if (options.world != ProxyOptions{}.world) ++in_worlds_;
   return slot;
 }
 
@@ -85,7 +84,6 @@ void ProxyTable::release(std::uint32_t slot) {
   list.pop_back();
   states_[slot] = SlotState::Free;
   if (!has_default_filters(categories_[slot], masks_[slot], worlds_[slot])) --filtered_;
-  if (worlds_[slot] != ProxyOptions{}.world) --in_worlds_;
   categories_[slot] = 0;
   released_.push_back(slot);
 }

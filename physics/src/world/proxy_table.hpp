@@ -64,8 +64,6 @@ class ProxyTable {
   /// bit, world 0): with none, every pair passes the filter and the backends skip reading
   /// the bits.
   std::size_t filtered() const noexcept { return filtered_; }
-  /// Live proxies in a world other than 0 (of the filtered ones).
-  std::size_t in_worlds() const noexcept { return in_worlds_; }
 
   /// Per slot. A free slot keeps its last generation and has category 0 (it pairs with
   /// nothing).
@@ -103,7 +101,6 @@ class ProxyTable {
   std::vector<std::uint32_t> reported_;  // lost at the last step: reusable after the next
   std::vector<std::uint32_t> released_;  // destroyed since the last step
   std::size_t filtered_ = 0;
-  std::size_t in_worlds_ = 0;
 };
 
 }  // namespace rsw::physics::detail

@@ -61,19 +61,6 @@ class CudaSweep final : public SweepBackend {
     pair_count_ = 0;
     host_pairs_ready_ = false;
     const kernels::BoxView boxes = upload(source, stream);
-    events_ = request.events;
-    pairs_ = events_ != nullptr ? events_->pairs : &own_pairs_;
-    if (events_ != nullptr) {
-      // An internal contract (World), not a user's input: its frames are in cells, without
-      // worlds, of fewer than 2^31 boxes.
-      if (request.mode != SweepMode::Cells || boxes.worlds != nullptr ||
-          count >= kernels::kMarkBit || request.sorted_pairs || request.group_by_world) {
-        throw Error(ErrorKind::InvalidArgument,
-                    "a frame with events is one in cells, without worlds or ordered pairs");
-      }
-      events_->found = {};
-      events_->lost = {};
-    }
 
     const kernels::FrameCounters frame = boxes.worlds != nullptr && world_runs_.ready(count)
                                              ? by_runs_or_cells(boxes, count, request, stream)
@@ -81,10 +68,6 @@ class CudaSweep final : public SweepBackend {
     if (frame.first_bad_world != BoxSummary::kNoBox) throw bad_world(boxes, frame.first_bad_world);
     if (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject) {
       throw Error(ErrorKind::InvalidArgument, describe_box(boxes, frame.summary.first_invalid));
-    }
-    if (events_ != nullptr) {
-      events_->found = {found_.data(), static_cast<std::size_t>(frame.found)};
-      events_->lost = {lost_.data(), static_cast<std::size_t>(frame.lost)};
     }
     const FramePlan plan = frame.plan;
     world_offset_count_ = 0;
@@ -121,7 +104,7 @@ class CudaSweep final : public SweepBackend {
       {
         auto timer = timed("download", stream_handle_);
         host_pairs_.resize_discarding(pair_count_);
-        if (pair_count_ > 0) pairs_->download(host_pairs_.span(), stream_handle_);
+        if (pair_count_ > 0) pairs_.download(host_pairs_.span(), stream_handle_);
       }
       synchronize(stream_handle_);
       profiler_.end_frame();
@@ -132,7 +115,7 @@ class CudaSweep final : public SweepBackend {
     return {host_pairs_.data(), pair_count_};
   }
 
-  DeviceSpan<const Pair> device_pairs() override { return {pairs_->data(), pair_count_}; }
+  DeviceSpan<const Pair> device_pairs() override { return {pairs_.data(), pair_count_}; }
 
   std::span<const std::uint32_t> host_world_offsets() override {
     if (!host_offsets_ready_) {
@@ -256,7 +239,7 @@ class CudaSweep final : public SweepBackend {
     std::optional<WorldRuns::Frame> runs;
     {
       auto timer = timed("sweep", stream);
-      runs = world_runs_.sweep(boxes, request.axis, *pairs_, stream);
+      runs = world_runs_.sweep(boxes, request.axis, pairs_, stream);
     }
     if (!runs) return sort_and_sweep(boxes, count, request, stream);
     swept_whole_ = true;
@@ -375,14 +358,8 @@ class CudaSweep final : public SweepBackend {
     std::size_t room = std::min<std::size_t>(
         std::max(listing_cells_.capacity(), std::size_t{cells ? 3u : 1u} * count),
         kernels::kMaxListings);
-    pairs_->resize_discarding(std::max<std::size_t>(
-        pairs_->capacity(), 4 * std::size_t{std::max(listing_count_, count)}));
-    if (events_ != nullptr) {  // as many as the buffers held, and at first one in 64 boxes
-      const std::size_t events = std::size_t{count} / 64 + 1024;
-      found_.resize_discarding(std::max(found_.capacity(), events));
-      lost_.resize_discarding(std::max(lost_.capacity(), events));
-      asks_.resize_discarding(std::max(asks_.capacity(), std::size_t{count} / 2 + 1024));
-    }
+    pairs_.resize_discarding(
+        std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{std::max(listing_count_, count)}));
     const kernels::FrameCounters* counters = nullptr;
     for (bool again = false;; again = true) {
       listing_cells_.resize_discarding(room);
@@ -416,19 +393,8 @@ class CudaSweep final : public SweepBackend {
       test_long_runs(boxes, cells, stream);
       counters = &read_frame(stream);
     }
-    const auto short_of_room = [&](const kernels::FrameCounters& counts) {
-      return counts.pairs > pairs_->size() ||
-             (events_ != nullptr && (counts.found > found_.size() || counts.lost > lost_.size() ||
-                                     counts.asks > asks_.size()));
-    };
-    // Pairs to ask past their room leave the counts of what they settle short: grow again.
-    while (short_of_room(*counters)) {
-      pairs_->resize_discarding(std::max<std::size_t>(pairs_->size(), counters->pairs));
-      if (events_ != nullptr) {
-        found_.resize_discarding(std::max<std::size_t>(found_.size(), counters->found));
-        lost_.resize_discarding(std::max<std::size_t>(lost_.size(), counters->lost));
-        asks_.resize_discarding(std::max<std::size_t>(asks_.size(), counters->asks));
-      }
+    if (counters->pairs > pairs_.size()) {
+      pairs_.resize_discarding(counters->pairs);
       zero_sweep_counts(false, stream);  // the list of long runs stays as it is
       sweep(boxes, cells, nullptr, stream);
       if (long_count_ > 0) test_long_runs(boxes, cells, stream);
@@ -454,7 +420,7 @@ class CudaSweep final : public SweepBackend {
   // cells until another scene starts. Returns the frame's counters as read back.
   kernels::FrameCounters sweep_small_worlds(const kernels::BoxView& boxes, std::uint32_t count,
                                             StreamHandle stream) {
-    pairs_->resize_discarding(std::max<std::size_t>(pairs_->capacity(), 4 * std::size_t{count}));
+    pairs_.resize_discarding(std::max<std::size_t>(pairs_.capacity(), 4 * std::size_t{count}));
     const kernels::FrameCounters* counters = nullptr;
     for (;;) {
       if (count > 0) {
@@ -463,7 +429,7 @@ class CudaSweep final : public SweepBackend {
           const auto kernel = kernels::sweep_worlds<decltype(filter_bits)::value>;
           kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
               keys_.data(), order_.data(), count, packed_.data(), boxes, frame_.data(),
-              pairs_->data(), pairs_->size());
+              pairs_.data(), pairs_.size());
           RSW_CUDA_CHECK_LAUNCH("launching sweep_worlds");
         };
         if (boxes.filtered()) {
@@ -473,8 +439,8 @@ class CudaSweep final : public SweepBackend {
         }
       }
       counters = &read_frame(stream);
-      if (counters->pairs <= pairs_->size()) break;
-      pairs_->resize_discarding(counters->pairs);
+      if (counters->pairs <= pairs_.size()) break;
+      pairs_.resize_discarding(counters->pairs);
       zero_sweep_counts(true, stream);
     }
     if (counters->long_runs > 0) small_worlds_allowed_ = false;
@@ -491,8 +457,7 @@ class CudaSweep final : public SweepBackend {
     auto timer = timed("list", stream);
     sorted_.resize_discarding(count);
     kernels::gather_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
-        packed_.data(), order_.data(), count, events_ != nullptr ? events_->exact : nullptr,
-        frame_.data(), sorted_.data(), listing_scan_,
+        packed_.data(), order_.data(), count, frame_.data(), sorted_.data(), listing_scan_,
         {listing_cells_.data(), listing_boxes_.data(), listing_cells_.size()});
     RSW_CUDA_CHECK_LAUNCH("launching gather_boxes");
   }
@@ -521,26 +486,17 @@ class CudaSweep final : public SweepBackend {
     RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
   }
 
-  // Zeroes the sweep's counts of candidates, events and pairs (and of long runs, when
-  // `long_runs`), for running it again.
+  // Zeroes the sweep's counts of candidates and pairs (and of long runs, when `long_runs`),
+  // for running it again.
   void zero_sweep_counts(bool long_runs, StreamHandle stream) {
-    using kernels::FrameCounters;
-    constexpr std::size_t kCount = sizeof(unsigned long long);
-    static_assert(offsetof(FrameCounters, found) == offsetof(FrameCounters, candidates) + kCount &&
-                      offsetof(FrameCounters, lost) == offsetof(FrameCounters, found) + kCount &&
-                      offsetof(FrameCounters, asks) == offsetof(FrameCounters, lost) + kCount &&
-                      offsetof(FrameCounters, pairs) == offsetof(FrameCounters, asks) + kCount &&
-                      offsetof(FrameCounters, long_runs) == offsetof(FrameCounters, pairs) + kCount,
-                  "the sweep's counts lie together");
-    rsw::detail::fill_bytes_zero(&frame_.data()->candidates, (long_runs ? 6 : 5) * kCount, stream);
-  }
-
-  // The kernels' view of an events frame (none without one).
-  kernels::EventsView events_view() {
-    if (events_ == nullptr) return {};
-    return {events_->slots, events_->now,  events_->last, events_->last_slots,
-            events_->bound, found_.data(), found_.size(), lost_.data(),
-            lost_.size(),   asks_.data(),  asks_.size()};
+    static_assert(
+        offsetof(kernels::FrameCounters, pairs) ==
+                offsetof(kernels::FrameCounters, candidates) + sizeof(unsigned long long) &&
+            offsetof(kernels::FrameCounters, long_runs) ==
+                offsetof(kernels::FrameCounters, pairs) + sizeof(unsigned long long),
+        "the sweep's counts lie together");
+    rsw::detail::fill_bytes_zero(&frame_.data()->candidates,
+                                 (long_runs ? 3 : 2) * sizeof(unsigned long long), stream);
   }
 
   // sweep_cells, the variant for the mode and filter bits; long runs listed in
@@ -549,25 +505,18 @@ class CudaSweep final : public SweepBackend {
              StreamHandle stream) {
     auto timer = timed("sweep", stream);
     const auto room = static_cast<std::uint32_t>(listing_records_.size());
-    const kernels::EventsView events = events_view();
-    for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits, auto with_events) {
+    for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
       constexpr bool kCells = decltype(cells_mode)::value;
       constexpr bool kFilters = decltype(filter_bits)::value;
-      const auto kernel = kernels::sweep_cells<kCells, kFilters, decltype(with_events)::value>;
-      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
-          listing_records_.data(), room, boxes, frame_.data(), pairs_->data(), pairs_->size(),
-          long_listings, events);
+      const auto kernel = kernels::sweep_cells<kCells, kFilters>;
+      kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(listing_records_.data(), room, boxes,
+                                                               frame_.data(), pairs_.data(),
+                                                               pairs_.size(), long_listings);
       RSW_CUDA_CHECK_LAUNCH("launching sweep_cells");
-      if (events_ != nullptr) {
-        const auto settle = kernels::settle_asks;
-        settle<<<resident_blocks(settle), kThreads, 0, stream>>>(frame_.data(), pairs_->data(),
-                                                                 pairs_->size(), events);
-        RSW_CUDA_CHECK_LAUNCH("launching settle_asks");
-      }
       if (boxes.worlds == nullptr) return;
       const auto shared = kernels::meet_shared<kCells, kFilters>;
       shared<<<resident_blocks(shared), kThreads, 0, stream>>>(
-          listing_records_.data(), room, boxes, frame_.data(), pairs_->data(), pairs_->size());
+          listing_records_.data(), room, boxes, frame_.data(), pairs_.data(), pairs_.size());
       RSW_CUDA_CHECK_LAUNCH("launching meet_shared");
     });
   }
@@ -589,37 +538,28 @@ class CudaSweep final : public SweepBackend {
   // test_candidates over the long runs' numbered candidates.
   void test_long_runs(const kernels::BoxView& boxes, bool cells, StreamHandle stream) {
     auto timer = timed("sweep", stream);
-    const kernels::EventsView events = events_view();
-    for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits, auto with_events) {
+    for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
       const auto kernel =
-          kernels::test_candidates<decltype(cells_mode)::value, decltype(filter_bits)::value,
-                                   decltype(with_events)::value>;
+          kernels::test_candidates<decltype(cells_mode)::value, decltype(filter_bits)::value>;
       kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(
           listing_records_.data(), long_listings_.data(), long_count_, kernels::kSweepSteps, boxes,
-          candidate_offsets_.data(), frame_.data(), pairs_->data(), pairs_->size(), events);
+          candidate_offsets_.data(), frame_.data(), pairs_.data(), pairs_.size());
       RSW_CUDA_CHECK_LAUNCH("launching test_candidates");
     });
   }
 
-  // Calls launch(cells_mode, filter_bits, events) with std::bool_constant arguments for the
-  // frame's mode, whether the boxes carry filter bits and whether it is an events frame
-  // (always in cells): the variant of a candidate-testing kernel (sweep_cells,
-  // test_candidates) that the frame needs.
+  // Calls launch(cells_mode, filter_bits) with std::bool_constant arguments for the frame's
+  // mode and whether the boxes carry filter bits: the variant of a candidate-testing kernel
+  // (sweep_cells, test_candidates) that the frame needs.
   template <class Launch>
-  void for_variant(bool cells, const kernels::BoxView& boxes, Launch&& launch) const {
-    using On = std::true_type;
-    using Off = std::false_type;
+  static void for_variant(bool cells, const kernels::BoxView& boxes, Launch&& launch) {
     const bool filters = boxes.filtered();
-    if (events_ != nullptr) {
-      if (filters) return launch(On{}, On{}, On{});
-      return launch(On{}, Off{}, On{});
-    }
     if (cells) {
-      if (filters) return launch(On{}, On{}, Off{});
-      return launch(On{}, Off{}, Off{});
+      if (filters) return launch(std::true_type{}, std::true_type{});
+      return launch(std::true_type{}, std::false_type{});
     }
-    if (filters) return launch(Off{}, On{}, Off{});
-    launch(Off{}, Off{}, Off{});
+    if (filters) return launch(std::false_type{}, std::true_type{});
+    launch(std::false_type{}, std::false_type{});
   }
 
   // Blocks of `kernel` resident at once on the whole device (persistent blocks).
@@ -673,7 +613,7 @@ class CudaSweep final : public SweepBackend {
     RSW_CUDA_CHECK_LAUNCH("launching iota");
     for (const bool by_a : {false, true}) {  // LSD: the minor key b first
       kernels::pair_keys<<<blocks_for(pairs), kThreads, 0, stream>>>(
-          pairs_->data(), by_a ? pair_order_.data() : nullptr, pairs, by_a, pair_keys_.data());
+          pairs_.data(), by_a ? pair_order_.data() : nullptr, pairs, by_a, pair_keys_.data());
       RSW_CUDA_CHECK_LAUNCH("launching pair_keys");
       pair_sorter_.sort_pairs(
           pair_keys_.span(), pair_order_.span(),
@@ -681,7 +621,7 @@ class CudaSweep final : public SweepBackend {
     }
     if (box_worlds != nullptr) {
       kernels::pair_world_keys<<<blocks_for(pairs), kThreads, 0, stream>>>(
-          pairs_->data(), pair_order_.data(), pairs, box_worlds, worlds, pair_keys_.data());
+          pairs_.data(), pair_order_.data(), pairs, box_worlds, worlds, pair_keys_.data());
       RSW_CUDA_CHECK_LAUNCH("launching pair_world_keys");
       pair_sorter_.sort_pairs(pair_keys_.span(), pair_order_.span(),
                               {.algorithm = sort::Algorithm::Onesweep,
@@ -690,9 +630,9 @@ class CudaSweep final : public SweepBackend {
     }
     sorted_pairs_.resize_discarding(pairs);
     kernels::gather_pairs<<<blocks_for(pairs), kThreads, 0, stream>>>(
-        pairs_->data(), pair_order_.data(), pairs, sorted_pairs_.data());
+        pairs_.data(), pair_order_.data(), pairs, sorted_pairs_.data());
     RSW_CUDA_CHECK_LAUNCH("launching gather_pairs");
-    std::swap(*pairs_, sorted_pairs_);
+    std::swap(pairs_, sorted_pairs_);
   }
 
   // Exclusive scan of counts[0, items] (the last entry 0) into offsets, summed in 64 bits;
@@ -793,13 +733,7 @@ class CudaSweep final : public SweepBackend {
   DeviceBuffer<std::uint32_t> candidate_counts_;
   DeviceBuffer<unsigned long long> candidate_offsets_;
   DeviceBuffer<std::uint8_t> scan_temp_;
-  DeviceBuffer<Pair> own_pairs_;
-  DeviceBuffer<Pair>* pairs_ = &own_pairs_;  // the frame's: own_pairs_, or an events frame's
-  // An events frame's (FrameRequest::events): what it asked, and its found and lost pairs.
-  SweepEvents* events_ = nullptr;
-  DeviceBuffer<Pair> found_;
-  DeviceBuffer<Pair> lost_;
-  DeviceBuffer<Pair> asks_;  // sweep_cells' pairs to ask (settle_asks)
+  DeviceBuffer<Pair> pairs_;
   DeviceBuffer<Pair> sorted_pairs_;
   DeviceBuffer<std::uint32_t> pair_keys_;
   DeviceBuffer<std::uint32_t> pair_order_;

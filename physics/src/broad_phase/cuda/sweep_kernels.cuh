@@ -36,7 +36,6 @@
 
 #include "../frame_plan.hpp"
 #include "../pair_order.hpp"
-#include "../sweep_backend.hpp"
 #include "rsw/physics/aabb.hpp"
 #include "rsw/sort/key_mapping.hpp"
 
@@ -61,9 +60,6 @@ static_assert(kSweepSteps % kSweepUnroll == 0, "a lane's steps end at a whole un
 constexpr int kSummarizeBoxes = 4;
 /// Pairs a warp of sweep_cells holds in shared memory before it appends them with one atomic.
 constexpr std::uint32_t kWarpPairs = 256;
-/// Blocks of sweep_cells resident on a multiprocessor in an events frame: as many as without
-/// events (64 registers), where it would take 80 and fit three.
-constexpr int kSweepBlocksWithEvents = 4;
 /// Listings the GPU sweep indexes: 32-bit indices, with room for its index arithmetic past the
 /// last listing (a lane looks at most kSweepSteps + kSweepUnroll listings ahead).
 constexpr std::uint64_t kMaxListings = 0xFFFFFFFFu - 2 * kSweepSteps;
@@ -137,9 +133,6 @@ struct FrameCounters {
   FramePlan plan;                      ///< this frame's
   std::uint64_t listings;              ///< (cell, box) entries (the cell sort's count)
   unsigned long long candidates;       ///< sweep_cells' candidates (at most kSweepSteps a listing)
-  unsigned long long found;            ///< an events frame's found pairs (as `pairs`: again)
-  unsigned long long lost;             ///< and its lost pairs
-  unsigned long long asks;             ///< and its pairs to ask (see settle_asks)
   unsigned long long pairs;            ///< pairs found; more than the buffer holds means: again
   unsigned long long long_runs;        ///< listings with more than kSweepSteps candidates
   unsigned long long long_candidates;  ///< the rest of the long runs' candidates
@@ -242,92 +235,6 @@ __device__ inline bool in_run(const SweepRecord& e, const SweepRecord& f) {
   return ((e.place ^ f.place) & kCellBits) == 0 && f.min_s <= e.max_s;
 }
 
-/// In an events frame, the bit of a record's `box` that marks a box with no bound on its move
-/// (SweepEvents::exact; the frame's boxes are fewer than 2^31).
-constexpr std::uint32_t kMarkBit = 1u << 31;
-
-/// A record's box index without the mark.
-__device__ inline std::uint32_t box_of(const SweepRecord& record) {
-  return record.box & ~kMarkBit;
-}
-
-/// The pair of two records' boxes, the lower first.
-__device__ inline Pair pair_of(const SweepRecord& e, const SweepRecord& f) {
-  const std::uint32_t a = box_of(e);
-  const std::uint32_t b = box_of(f);
-  return a < b ? Pair{a, b} : Pair{b, a};
-}
-
-/// An events frame (SweepEvents) as the kernels read it.
-struct EventsView {
-  const std::uint32_t* slots;
-  const Aabb* now;
-  const StepBox* last;
-  std::uint32_t last_slots;
-  const float* bound;
-  Pair* found;
-  unsigned long long found_capacity;
-  Pair* lost;
-  unsigned long long lost_capacity;
-  Pair* asks;
-  unsigned long long ask_capacity;
-
-  /// Box i at this step and at the last, NaN where it had none.
-  __device__ StepBox now_box(std::uint32_t box) const {
-    const float* bounds = reinterpret_cast<const float*>(now + slots[box]);
-    return {{bounds[0], bounds[1], bounds[2]}, {bounds[3], bounds[4], bounds[5]}, {0, 0}};
-  }
-  __device__ StepBox last_box(std::uint32_t box) const {
-    const std::uint32_t slot = slots[box];
-    if (slot < last_slots) return last[slot];
-    const float nan = __int_as_float(0x7FC00000);
-    return {{nan, nan, nan}, {nan, nan, nan}, {0, 0}};
-  }
-  /// Twice the bound on the unmarked boxes' moves, rounded up.
-  __device__ float margin() const { return __fadd_ru(*bound, *bound); }
-};
-
-/// The steps at which a pair of an events frame is one: bits of kPairNow and kPairThen.
-constexpr std::uint32_t kPairNow = 1;
-constexpr std::uint32_t kPairThen = 2;
-
-/// Whether step boxes a and b are valid and overlap on every axis (closed intervals): the
-/// sweep's own test of a pair.
-__device__ inline bool valid_and_overlapping(const StepBox& a, const StepBox& b) {
-  if (!box_is_valid(a.low, a.high) || !box_is_valid(b.low, b.high)) return false;
-#pragma unroll
-  for (int axis = 0; axis < 3; ++axis) {
-    if (!(a.low[axis] <= b.high[axis] && b.low[axis] <= a.high[axis])) return false;
-  }
-  return true;
-}
-
-/// Whether listings e and f, whose hulls overlap, are surely a pair at both steps. Unmarked
-/// boxes moved each bound by at most the bound M, so each step's lower bounds lie within M
-/// above the hull's and its upper ones within M below: hulls that overlap by 2M (`margin`,
-/// rounded up, and each sum rounded up) on every axis overlap at both steps.
-__device__ inline bool paired_at_both(const SweepRecord& e, const SweepRecord& f, float margin) {
-  return ((e.box | f.box) & kMarkBit) == 0 && __fadd_ru(f.min_u, margin) <= e.max_u &&
-         __fadd_ru(e.min_u, margin) <= f.max_u && __fadd_ru(f.min_v, margin) <= e.max_v &&
-         __fadd_ru(e.min_v, margin) <= f.max_v && __fadd_ru(f.min_s, margin) <= e.max_s &&
-         __fadd_ru(e.min_s, margin) <= f.max_s;
-}
-
-/// The steps at which boxes a and b are a pair, tested on their boxes (bits of kPairNow and
-/// kPairThen).
-__device__ inline std::uint32_t steps_paired(const EventsView& events, std::uint32_t a,
-                                             std::uint32_t b) {
-  return (valid_and_overlapping(events.now_box(a), events.now_box(b)) ? kPairNow : 0u) |
-         (valid_and_overlapping(events.last_box(a), events.last_box(b)) ? kPairThen : 0u);
-}
-
-/// The steps at which listings e and f, whose hulls overlap, are a pair.
-__device__ inline std::uint32_t steps_paired(const SweepRecord& e, const SweepRecord& f,
-                                             float margin, const EventsView& events) {
-  if (paired_at_both(e, f, margin)) return kPairNow | kPairThen;
-  return steps_paired(events, box_of(e), box_of(f));
-}
-
 /// `summary` merged over the lanes of the warp: lane 0 ends with the warp's.
 __device__ inline BoxSummary merged_over_warp(BoxSummary summary) {
   constexpr unsigned int kAll = 0xFFFFFFFFu;
@@ -423,9 +330,6 @@ __global__ void __launch_bounds__(kThreads)
   frame->plan = plan_frame(frame->summary, axis, mode, boxes.worlds != nullptr);
   frame->listings = 0;
   frame->candidates = 0;
-  frame->found = 0;
-  frame->lost = 0;
-  frame->asks = 0;
   frame->pairs = 0;
   frame->long_runs = 0;
   frame->long_candidates = 0;
@@ -463,11 +367,10 @@ __device__ inline CellRange cells_of(const CellGrid& grid, const SweepRecord& bo
 /// numbered in launch order), so the cell sort finds them in minimum order; the last block
 /// stores the total in frame->listings. Listings past out.capacity are counted, not written.
 /// A box's listings are in its world's cells (see WorldCells); a kAllWorlds box's are counted
-/// in frame->shared_listings. In an events frame, a box `exact` names is marked (kMarkBit).
+/// in frame->shared_listings.
 __global__ void __launch_bounds__(kThreads)
     gather_boxes(const PackedBox* packed, const std::uint32_t* sorted_boxes, std::uint32_t count,
-                 const std::uint8_t* exact, FrameCounters* frame, SweepRecord* sorted,
-                 ListingTiles tiles, ListingOut out) {
+                 FrameCounters* frame, SweepRecord* sorted, ListingTiles tiles, ListingOut out) {
   using BlockScan = cub::BlockScan<unsigned long long, kThreads>;
   using TilePrefix = cub::TilePrefixCallbackOp<unsigned long long, cuda::std::plus<>, ListingTiles>;
   __shared__ typename BlockScan::TempStorage scan_storage;
@@ -497,7 +400,7 @@ __global__ void __launch_bounds__(kThreads)
                              on_axis(high, v),
                              on_axis(low, s),
                              on_axis(high, s),
-                             exact != nullptr && exact[box] != 0 ? box | kMarkBit : box,
+                             box,
                              0u};  // placed when listed
     store_record(sorted, i, record);
     if (pairs) {
@@ -629,10 +532,8 @@ __device__ bool is_reported(const SweepRecord& e, const SweepRecord& f, const Bo
     if (!is_home_cell(e.place, f.place)) return false;  // another cell reports it
   }
   if constexpr (kFilters) {
-    const std::uint32_t a = box_of(e);
-    const std::uint32_t b = box_of(f);
-    return (filters.category(a) & filters.mask(b)) != 0 &&
-           (filters.category(b) & filters.mask(a)) != 0;
+    return (filters.category(e.box) & filters.mask(f.box)) != 0 &&
+           (filters.category(f.box) & filters.mask(e.box)) != 0;
   }
   return true;
 }
@@ -653,21 +554,6 @@ __device__ inline void flush_pairs(const Pair* buffered, std::uint32_t& size,
   }
   __syncwarp();
   size = 0;
-}
-
-/// Appends `pair` where `keep` holds to out (room for `capacity`; past it counted only), one
-/// atomic a warp; every lane of the warp calls it.
-__device__ inline void append_event(bool keep, Pair pair, Pair* out, unsigned long long capacity,
-                                    unsigned long long* count) {
-  const unsigned int keeps = __ballot_sync(0xFFFFFFFFu, keep);
-  if (keeps == 0) return;
-  const unsigned int lane = threadIdx.x % 32;
-  const int leader = __ffs(static_cast<int>(keeps)) - 1;
-  unsigned long long base = 0;
-  if (static_cast<int>(lane) == leader) base = atomicAdd(count, __popc(keeps));
-  base = __shfl_sync(0xFFFFFFFFu, base, leader);
-  const unsigned long long at = base + __popc(keeps & ((1u << lane) - 1));
-  if (keep && at < capacity) out[at] = pair;
 }
 
 /// Adds the lanes' counts to `*total`: a sum over the warp, one atomic by its first lane.
@@ -699,15 +585,11 @@ __device__ inline void prefetch_chunk(const SweepRecord* listings, std::uint32_t
 /// test the rest of it. Without `long_listings` (a second sweep after the pair buffer grew, the
 /// list already made) long runs are only left. Pairs gather in a warp buffer in shared memory
 /// and are appended a buffer at a time. The listings are counted on the device (see listed).
-/// With kEvents (an events frame, see SweepEvents), a pair of hulls met that is surely one at
-/// both steps (paired_at_both) goes to the pairs; any other is a pair to ask, appended to
-/// events.asks for settle_asks (a lane that read its boxes here would hold up the warp). The
-/// pairs to ask fill the warp's buffer from its end.
-template <bool kCells, bool kFilters, bool kEvents>
-__global__ void __launch_bounds__(kThreads, kEvents ? kSweepBlocksWithEvents : 1)
+template <bool kCells, bool kFilters>
+__global__ void __launch_bounds__(kThreads)
     sweep_cells(const SweepRecord* listings, std::uint32_t room, BoxView filters,
                 FrameCounters* frame, Pair* pairs, unsigned long long capacity,
-                std::uint32_t* long_listings, EventsView events) {
+                std::uint32_t* long_listings) {
   const std::uint32_t count = listed(frame, room);
   constexpr unsigned int kAll = 0xFFFFFFFFu;
   constexpr int kWarps = kThreads / 32;
@@ -717,9 +599,6 @@ __global__ void __launch_bounds__(kThreads, kEvents ? kSweepBlocksWithEvents : 1
   const unsigned int lanes_below = (1u << lane) - 1;
   Pair* buffered = buffer[threadIdx.x / 32];
   std::uint32_t buffered_size = 0;  // the same in every lane
-  std::uint32_t asked_size = 0;     // at the buffer's end; the same in every lane
-  float margin = 0;
-  if constexpr (kEvents) margin = events.margin();
   // This lane's: at most kSweepSteps a listing, and a lane sweeps at most count / 32 of them.
   std::uint32_t candidates = 0;
   const std::uint32_t chunks = (count + 31) / 32;
@@ -743,20 +622,15 @@ __global__ void __launch_bounds__(kThreads, kEvents ? kSweepBlocksWithEvents : 1
         if (run[k]) record[k] = load_record(listings, f + k);
       }
       bool hit[kUnroll];
-      bool ask[kUnroll];
       Pair pair[kUnroll];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) {
         run[k] = run[k] && in_run(record_e, record[k]);
         hit[k] = run[k] && overlap_across(record_e, across_of(record[k])) &&
                  is_reported<kCells, kFilters>(record_e, record[k], filters);
-        pair[k] = pair_of(record_e, record[k]);
+        pair[k] = record_e.box < record[k].box ? Pair{record_e.box, record[k].box}
+                                               : Pair{record[k].box, record_e.box};
         candidates += run[k] ? 1u : 0u;
-        ask[k] = false;
-        if constexpr (kEvents) {
-          ask[k] = hit[k] && !paired_at_both(record_e, record[k], margin);
-          hit[k] = hit[k] && !ask[k];
-        }
       }
       if (active) {
         if (!run[kUnroll - 1]) {
@@ -771,18 +645,9 @@ __global__ void __launch_bounds__(kThreads, kEvents ? kSweepBlocksWithEvents : 1
         const unsigned int hits = __ballot_sync(kAll, hit[k]);
         if (hit[k]) buffered[buffered_size + __popc(hits & lanes_below)] = pair[k];
         buffered_size += __popc(hits);
-        if constexpr (kEvents) {
-          const unsigned int asks = __ballot_sync(kAll, ask[k]);
-          if (ask[k]) buffered[kWarpPairs - 1 - asked_size - __popc(asks & lanes_below)] = pair[k];
-          asked_size += __popc(asks);
-        }
       }
-      if (buffered_size + asked_size > kWarpPairs - kUnroll * 32) {
+      if (buffered_size > kWarpPairs - kUnroll * 32) {
         flush_pairs(buffered, buffered_size, &frame->pairs, pairs, capacity);
-        if constexpr (kEvents) {
-          flush_pairs(buffered + kWarpPairs - asked_size, asked_size, &frame->asks, events.asks,
-                      events.ask_capacity);
-        }
       }
     }
     const unsigned int longs = __ballot_sync(kAll, long_run);
@@ -795,31 +660,7 @@ __global__ void __launch_bounds__(kThreads, kEvents ? kSweepBlocksWithEvents : 1
     }
   }
   flush_pairs(buffered, buffered_size, &frame->pairs, pairs, capacity);
-  if constexpr (kEvents) {
-    flush_pairs(buffered + kWarpPairs - asked_size, asked_size, &frame->asks, events.asks,
-                events.ask_capacity);
-  }
   add_warp_counts(&frame->candidates, candidates);
-}
-
-/// An events frame's pairs to ask (sweep_cells: hulls that overlap, but not surely at both
-/// steps), settled on their boxes at both steps, a thread a pair (persistent blocks): a pair
-/// now is appended to the pairs, one only now to found too, one only then to lost, a warp's
-/// at a time with one atomic a kind; past a capacity, counted only (the host grows the buffers
-/// and runs the tests again).
-__global__ void __launch_bounds__(kThreads)
-    settle_asks(FrameCounters* frame, Pair* pairs, unsigned long long capacity, EventsView events) {
-  const unsigned long long asks =
-      frame->asks < events.ask_capacity ? frame->asks : events.ask_capacity;
-  const std::uint64_t stride = std::uint64_t{gridDim.x} * kThreads;
-  for (std::uint64_t first = std::uint64_t{blockIdx.x} * kThreads; first < asks; first += stride) {
-    const std::uint64_t i = first + threadIdx.x;
-    const Pair pair = i < asks ? events.asks[i] : Pair{};
-    const std::uint32_t steps = i < asks ? steps_paired(events, pair.a, pair.b) : 0u;
-    append_event((steps & kPairNow) != 0, pair, pairs, capacity, &frame->pairs);
-    append_event(steps == kPairNow, pair, events.found, events.found_capacity, &frame->found);
-    append_event(steps == kPairThen, pair, events.lost, events.lost_capacity, &frame->lost);
-  }
 }
 
 /// Boxes a world may hold on average (valid boxes over the span of world ids) for the frame
@@ -1104,14 +945,13 @@ __global__ void __launch_bounds__(kThreads)
 /// listings' runs starts and a running maximum (a block scan) fills in the rest, so no thread
 /// searches. The block's pairs are numbered by a block scan and appended with one atomic;
 /// pairs past `capacity` are counted but not written (the host grows the buffer to the count
-/// and runs this again). With kEvents, as sweep_cells: found and lost are appended a warp's at
-/// a time.
-template <bool kCells, bool kFilters, bool kEvents>
+/// and runs this again).
+template <bool kCells, bool kFilters>
 __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
     test_candidates(const SweepRecord* listings, const std::uint32_t* long_listings,
                     std::uint32_t count, std::uint32_t skip, BoxView filters,
                     const unsigned long long* candidate_offsets, FrameCounters* frame, Pair* pairs,
-                    unsigned long long capacity, EventsView events) {
+                    unsigned long long capacity) {
   using BlockScan = cub::BlockScan<std::uint32_t, kThreads>;
   constexpr int kItems = kCandidatesPerThread;
   constexpr std::uint32_t kChunk = kThreads * kItems;
@@ -1120,8 +960,6 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
   __shared__ std::uint32_t chunk_listings[2];
   __shared__ unsigned long long chunk_out;
   const unsigned long long total = frame->long_candidates;
-  float margin = 0;
-  if constexpr (kEvents) margin = events.margin();
   for (unsigned long long base = blockIdx.x * kChunk; base < total; base += gridDim.x * kChunk) {
     const unsigned long long end = base + kChunk < total ? base + kChunk : total;
     if (threadIdx.x < 64) {  // warp 0 finds the first listing, warp 1 the last
@@ -1156,13 +994,11 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
 
     Pair found[kItems];
     bool hit[kItems];
-    std::uint32_t steps[kItems];  // kEvents: the steps at which found[k] is a pair
     std::uint32_t found_count = 0;
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       const unsigned long long t = base + k * kThreads + threadIdx.x;
       hit[k] = false;
-      steps[k] = 0;
       if (t < end) {
         const std::uint32_t i = first + listing_at[k * kThreads + threadIdx.x];
         const std::uint32_t e = long_listings[i];
@@ -1172,12 +1008,9 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
           const SweepRecord record_f = load_record(listings, f);
           if (is_reported<kCells, kFilters>(record_e, record_f, filters)) {
             hit[k] = true;
-            if constexpr (kEvents) {
-              steps[k] = steps_paired(record_e, record_f, margin, events);
-              hit[k] = (steps[k] & kPairNow) != 0;
-            }
-            found[k] = pair_of(record_e, record_f);
-            found_count += hit[k] ? 1u : 0u;
+            found[k] = record_e.box < record_f.box ? Pair{record_e.box, record_f.box}
+                                                   : Pair{record_f.box, record_e.box};
+            ++found_count;
           }
         }
       }
@@ -1193,15 +1026,6 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
       if (!hit[k]) continue;
       if (out < capacity) pairs[out] = found[k];
       ++out;
-    }
-    if constexpr (kEvents) {
-#pragma unroll
-      for (int k = 0; k < kItems; ++k) {
-        append_event(steps[k] == kPairNow, found[k], events.found, events.found_capacity,
-                     &frame->found);
-        append_event(steps[k] == kPairThen, found[k], events.lost, events.lost_capacity,
-                     &frame->lost);
-      }
     }
     __syncthreads();  // listing_at, chunk_listings, chunk_out and scan_storage are reused
   }

@@ -39,7 +39,6 @@
 #include <cuda/functional>
 #include <cuda/std/functional>
 #include <cuda/std/tuple>
-#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -87,12 +86,8 @@ struct Pending {
   unsigned long long found;              ///< the walk's found pairs, when it finds events
   unsigned long long lost;               ///< the walk's lost pairs, when it finds events
   std::uint64_t moving_listings;         ///< the moving proxies' listings in the static cells
-  double move_sum;                       ///< gather_hulls: the moves of boxes valid at both
-  unsigned long long moves;              ///< steps, summed, and their number
 
-  RSW_HOST_DEVICE static Pending none() {
-    return {kNone, 0, kNone, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0.0, 0};
-  }
+  RSW_HOST_DEVICE static Pending none() { return {kNone, 0, kNone, 0, 0, 0, 0, 0, 0, 0, 0, 0}; }
 };
 
 /// Hands the counts to the host (pinned memory, which the device writes) and leaves them as
@@ -279,8 +274,16 @@ __global__ void gather_moving(const std::uint32_t* moving, std::uint32_t count, 
   if (!box_is_valid(low, high)) atomicMin(&pending->first_invalid, i);
 }
 
-/// A box as a step box (a slot's box at one step as the events read it, NaN where the slot
-/// held no proxy, so that it pairs with nothing).
+/// A slot's box at one step as the events read it: one sector, and NaN where the slot held
+/// no proxy (so that it pairs with nothing).
+struct alignas(32) StepBox {
+  float low[3];
+  float high[3];
+  float unused[2];
+};
+static_assert(sizeof(StepBox) == 32, "a step box is one sector");
+
+/// A box as a step box.
 __device__ inline StepBox step_box(const Aabb& box) {
   StepBox step;
   corners(box, step.low, step.high);
@@ -372,83 +375,6 @@ struct ListedBoxes {
         {fmaxf(high[0], then.high[0]), fmaxf(high[1], then.high[1]), fmaxf(high[2], then.high[2])}};
   }
 };
-
-/// A bound on |a - b| for finite a and b: the difference rounded up.
-__device__ inline float distance_up(float a, float b) {
-  return a >= b ? __fsub_ru(a, b) : __fsub_ru(b, a);
-}
-
-/// An events step's moving proxies as the sweep reads them (SweepEvents), thread i: moving
-/// proxy i's hull over its boxes at this step and the last (ListedBoxes), its filter bits
-/// where `out` has room for them, and whether it is marked exact: a box not valid at both steps,
-/// or one whose bounds moved further than `threshold` (its move: the largest distance between
-/// a bound at the two steps, rounded up). The unmarked boxes' largest move goes to `bound` (a
-/// float's bits, zero before: non-negative floats order as their bits do), the finite moves'
-/// sum and number to `pending` (the next step's threshold). This step's invalid boxes are
-/// counted and the first noted.
-__global__ void gather_hulls(const std::uint32_t* moving, std::uint32_t count, const Aabb* boxes,
-                             StepBoxes last, float threshold, SlotFilters filters, MovingArrays out,
-                             std::uint8_t* exact, unsigned int* bound, Pending* pending) {
-  const std::uint32_t i = blockIdx.x * kThreads + threadIdx.x;
-  float move = 0;  // of an unmarked box, else 0
-  float finite_move = 0;
-  bool moved = false;  // valid at both steps, with a finite move
-  bool invalid = false;
-  if (i < count) {
-    const std::uint32_t slot = moving[i];
-    float low[3];
-    float high[3];
-    corners(boxes[slot], low, high);
-    const StepBox then = last.at(slot);
-    invalid = !box_is_valid(low, high);
-    const bool was_valid = box_is_valid(then.low, then.high);
-    bool marked = true;
-    if (!invalid && was_valid) {
-      float largest = 0;
-#pragma unroll
-      for (int axis = 0; axis < 3; ++axis) {
-        largest = fmaxf(largest, distance_up(low[axis], then.low[axis]));
-        largest = fmaxf(largest, distance_up(high[axis], then.high[axis]));
-      }
-      moved = isfinite(largest);
-      finite_move = moved ? largest : 0.0f;
-      marked = !(largest <= threshold);
-      move = marked ? 0.0f : largest;
-    }
-#pragma unroll
-    for (int axis = 0; axis < 3; ++axis) {  // the hull (ListedBoxes)
-      const bool both = !invalid && was_valid;
-      const bool then_only = invalid && was_valid;
-      out.min[axis][i] =
-          both ? fminf(low[axis], then.low[axis]) : (then_only ? then.low[axis] : low[axis]);
-      out.max[axis][i] =
-          both ? fmaxf(high[axis], then.high[axis]) : (then_only ? then.high[axis] : high[axis]);
-    }
-    if (out.categories != nullptr) {
-      out.categories[i] = filters.categories[slot];
-      out.masks[i] = filters.masks[slot];
-    }
-    exact[i] = marked ? 1 : 0;
-  }
-  constexpr unsigned int kAll = 0xFFFFFFFFu;
-  double sum = finite_move;
-  for (int offset = 16; offset > 0; offset /= 2) {
-    move = fmaxf(move, __shfl_xor_sync(kAll, move, offset));
-    sum += __shfl_xor_sync(kAll, sum, offset);
-  }
-  const unsigned int moves = __popc(__ballot_sync(kAll, moved));
-  const unsigned int invalids = __ballot_sync(kAll, invalid);
-  if (threadIdx.x % 32 != 0) return;
-  if (move > 0) atomicMax(bound, __float_as_uint(move));
-  if (moves > 0) {
-    atomicAdd(&pending->move_sum, sum);
-    atomicAdd(&pending->moves, static_cast<unsigned long long>(moves));
-  }
-  if (invalids != 0) {
-    atomicAdd(&pending->excluded, static_cast<unsigned long long>(__popc(invalids)));
-    atomicMin(&pending->first_invalid, i + static_cast<std::uint32_t>(__ffs(invalids)) - 1);
-  }
-}
 
 /// Steps of the statics' range on s: 2^bits of them, a coordinate's step clamped at the ends
 /// (NaN in the first). The step is monotone in the coordinate: a coordinate in a later step is
@@ -622,8 +548,8 @@ constexpr std::uint32_t kStepsBetweenMovingPlans = 32;
 constexpr std::uint64_t kMovingGridMost = std::uint64_t{1} << 19;
 /// The most moving proxies a grid planned from their own boxes serves: kMovingGridMost, or none
 /// with the developer override RSW_WORLD_MOVING_SWEEP=frame (docs/DEVELOPING.md), under which
-/// a world without statics always sweeps its moving proxies in a BroadPhase frame. Read when
-/// a world's GPU backend is made.
+/// a world without statics always sweeps its moving proxies in a BroadPhase frame (so that
+/// tests reach that path at small sizes). Read when a world's GPU backend is made.
 std::uint64_t moving_grid_most_from_environment() {
   const char* value = std::getenv("RSW_WORLD_MOVING_SWEEP");
   if (value == nullptr || std::string_view(value) == "auto") return kMovingGridMost;
@@ -631,11 +557,6 @@ std::uint64_t moving_grid_most_from_environment() {
   throw Error(ErrorKind::InvalidArgument,
               "RSW_WORLD_MOVING_SWEEP=" + std::string(value) + ": not one of auto, frame");
 }
-
-/// An events frame (SweepEvents) marks a box exact when it moved further than this many times
-/// the last events frame's mean move: the bound on the others' moves stays near the typical
-/// one when a few boxes move fast.
-constexpr double kMoveBoundOverMean = 4.0;
 
 /// Blocks of cell_pairs resident on a multiprocessor (a register bound that the walk without
 /// events meets anyway; with events it would take a few more and fit only two blocks).
@@ -980,30 +901,6 @@ __global__ void name_pairs(PairsToName first, PairsToName second,
   set.out[i] = named_pair(set.pairs[i], generations);
 }
 
-/// Thread i: pair i, of places in the moving list, as slots (in place).
-__global__ void place_pairs(Pair* pairs, std::size_t count, const std::uint32_t* moving) {
-  const std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  if (i >= count) return;
-  const Pair p = pairs[i];
-  pairs[i] = ordered_pair(moving[p.a], moving[p.b]);
-}
-
-/// An events frame's found and lost pairs (places in the moving list) as slots, and named
-/// where `named` has room (thread i: found pair i, then lost pair i - found.count).
-__global__ void place_events(PairsToName found, PairsToName lost, const std::uint32_t* moving,
-                             Pair* found_slots, Pair* lost_slots,
-                             const std::uint32_t* generations) {
-  std::size_t i = std::size_t{blockIdx.x} * kThreads + threadIdx.x;
-  const bool is_found = i < found.count;
-  const PairsToName& set = is_found ? found : lost;
-  if (!is_found) i -= found.count;
-  if (i >= set.count) return;
-  const Pair p = set.pairs[i];
-  const Pair slots = ordered_pair(moving[p.a], moving[p.b]);
-  (is_found ? found_slots : lost_slots)[i] = slots;
-  if (set.out != nullptr) set.out[i] = named_pair(slots, generations);
-}
-
 struct Widen {
   __device__ unsigned long long operator()(std::uint32_t value) const { return value; }
 };
@@ -1087,8 +984,6 @@ class CudaWorld final : public WorldBackend {
         found_ = {found_buffer_.data(), static_cast<std::size_t>(pending.found)};
         lost_ = {lost_buffer_.data(), static_cast<std::size_t>(pending.lost)};
         if (options.sorted_events) sort_events(stream);
-      } else if (swept_events_) {  // found_ and lost_ placed (place_swept_events)
-        if (options.sorted_events) sort_events(stream);
       } else {
         find_events(cell_pairs, swept_pairs, options, stream);
       }
@@ -1097,14 +992,10 @@ class CudaWorld final : public WorldBackend {
     if (walked_events_) {
       std::swap(pairs_, cell_pairs_);
       keep_moving_boxes(stream);
-    } else if (swept_events_) {
-      std::swap(pairs_, next_);  // places in the moving list, settled when asked for
-      keep_moving_boxes(stream);
     } else {
       std::swap(pairs_, next_);
       keep_state();
     }
-    pairs_in_places_ = swept_events_;
     pair_count_ = count;
     pairs_sorted_ = false;
     statics_since_step_ = false;
@@ -1314,7 +1205,6 @@ class CudaWorld final : public WorldBackend {
       case PairSet::Pairs: break;
     }
     if (!pairs_sorted_) {
-      settle_pairs(stream_);
       sorted_pairs_.resize_discarding(pair_count_);
       sort_pairs(pairs_.data(), sorted_pairs_.data(), pair_count_, stream_);
       pairs_sorted_ = true;
@@ -1343,7 +1233,6 @@ class CudaWorld final : public WorldBackend {
   void find_events(std::size_t cell_pairs, std::size_t swept_pairs, const WorldOptions& options,
                    StreamHandle stream) {
     const std::size_t count = cell_pairs + swept_pairs;
-    settle_pairs(stream);
     found_ = {};
     lost_ = {};
     next_.resize_discarding(count);
@@ -1443,7 +1332,6 @@ class CudaWorld final : public WorldBackend {
       masks_.upload(table_.masks(), stream);
       worlds_.upload(table_.worlds(), stream);
       states_.upload(table_.states(), stream);
-      settle_pairs(stream);  // while the list they index is as it was
       moving_.upload(table_.moving(), stream);
       statics_.upload(table_.statics(), stream);
     }
@@ -1786,12 +1674,7 @@ class CudaWorld final : public WorldBackend {
     // The walk finds the events too when every proxy of the last step is alive and the statics
     // are as they were then.
     walked_events_ = walked_moving_ && !statics_since_step_ && table_.released().empty();
-    // Without statics or worlds, a BroadPhase frame of the moving proxies finds the events
-    // likewise (SweepEvents), when every proxy of the last step is alive.
-    swept_events_ = !walked_moving_ && table_.statics().empty() && !statics_since_step_ &&
-                    table_.released().empty() && table_.in_worlds() == 0 &&
-                    count < std::uint32_t{1} << 31;
-    names_events_ = (walked_events_ || swept_events_) && !options.sorted_events;
+    names_events_ = walked_events_ && !options.sorted_events;
     {
       auto timer = timed("query");
       // Room for the last step's listings and an eighth more (at first four a moving proxy),
@@ -1824,22 +1707,7 @@ class CudaWorld final : public WorldBackend {
     moving_categories_.resize_discarding(count);
     moving_masks_.resize_discarding(count);
     moving_worlds_.resize_discarding(count);
-    const bool filtered = table_.filtered() > 0;
-    if (count > 0 && swept_events_) {
-      auto timer = timed("query");
-      exact_.resize_discarding(count);
-      rsw::detail::fill_bytes_zero(move_bound_.data(), sizeof(unsigned int), stream);
-      gather_hulls<<<blocks_for(count), kThreads, 0, stream>>>(
-          moving_.data(), count, boxes_.data(), {last_step_boxes_.data(), last_slots_},
-          move_threshold_, {categories_.data(), masks_.data(), worlds_.data()},
-          {{moving_arrays_[0].data(), moving_arrays_[1].data(), moving_arrays_[2].data()},
-           {moving_arrays_[3].data(), moving_arrays_[4].data(), moving_arrays_[5].data()},
-           filtered ? moving_categories_.data() : nullptr,
-           filtered ? moving_masks_.data() : nullptr,
-           nullptr},
-          exact_.data(), move_bound_.data(), pending_.data());
-      RSW_CUDA_CHECK_LAUNCH("launching gather_hulls");
-    } else if (count > 0) {
+    if (count > 0) {
       auto timer = timed("query");
       gather_moving<<<blocks_for(count), kThreads, 0, stream>>>(
           moving_.data(), count, boxes_.data(), {categories_.data(), masks_.data(), worlds_.data()},
@@ -1857,23 +1725,12 @@ class CudaWorld final : public WorldBackend {
     source.count = count;
     source.device = {moving_arrays_[0].span(), moving_arrays_[1].span(), moving_arrays_[2].span(),
                      moving_arrays_[3].span(), moving_arrays_[4].span(), moving_arrays_[5].span()};
-    if (filtered) {
+    if (table_.filtered() > 0) {
       source.device_filter.categories = moving_categories_.span();
       source.device_filter.masks = moving_masks_.span();
-      if (!swept_events_) source.device_filter.worlds = moving_worlds_.span();
+      source.device_filter.worlds = moving_worlds_.span();
     }
     source.stream = stream;
-    if (swept_events_) {
-      sweep_events_ = {.slots = moving_.data(),
-                       .now = boxes_.data(),
-                       .last = last_step_boxes_.data(),
-                       .last_slots = last_slots_,
-                       .exact = exact_.data(),
-                       .bound = reinterpret_cast<const float*>(move_bound_.data()),
-                       .pairs = &next_,
-                       .found = {},
-                       .lost = {}};
-    }
     try {
       sweep_->run(source,
                   {.axis = options.axis,
@@ -1882,8 +1739,7 @@ class CudaWorld final : public WorldBackend {
                    .sort = sort_for_backend(options.sort, Backend::Cuda),
                    .sorted_pairs = false,
                    .stage_times = options.stage_times,
-                   .stream = stream,
-                   .events = swept_events_ ? &sweep_events_ : nullptr},
+                   .stream = stream},
                   stats.moving);
     } catch (...) {
       sweep_ = make_cuda_sweep();  // its carried state may be half-written
@@ -1893,50 +1749,7 @@ class CudaWorld final : public WorldBackend {
     stats.moving_ms =
         stats.moving.keys_ms + stats.moving.sort_ms + stats.moving.list_ms + stats.moving.sweep_ms;
     synchronize(stream);  // the sweep waited already; this is free
-    const Pending pending = host_pending_[0];
-    if (swept_events_) {
-      stats.moving.excluded_boxes = pending.excluded;  // invalid now (the sweep saw hulls)
-      if (pending.moves > 0) {
-        move_threshold_ =
-            static_cast<float>(kMoveBoundOverMean * pending.move_sum / double(pending.moves));
-      }
-      place_swept_events(stream);
-    }
-    return pending;
-  }
-
-  // An events frame's found and lost pairs as slots in found_ and lost_, and named with
-  // names_events_.
-  void place_swept_events(StreamHandle stream) {
-    const DeviceSpan<const Pair> found = sweep_events_.found;
-    const DeviceSpan<const Pair> lost = sweep_events_.lost;
-    found_buffer_.resize_discarding(found.size);
-    lost_buffer_.resize_discarding(lost.size);
-    auto& named_found = named_[static_cast<std::size_t>(PairSet::Found)];
-    auto& named_lost = named_[static_cast<std::size_t>(PairSet::Lost)];
-    if (names_events_) {
-      named_found.resize_discarding(found.size);
-      named_lost.resize_discarding(lost.size);
-    }
-    const std::size_t count = found.size + lost.size;
-    if (count > 0) {
-      place_events<<<blocks_for(count), kThreads, 0, stream>>>(
-          {found.data, found.size, names_events_ ? named_found.data() : nullptr},
-          {lost.data, lost.size, names_events_ ? named_lost.data() : nullptr}, moving_.data(),
-          found_buffer_.data(), lost_buffer_.data(), generations_.data());
-      RSW_CUDA_CHECK_LAUNCH("launching place_events");
-    }
-    found_ = {found_buffer_.data(), found.size};
-    lost_ = {lost_buffer_.data(), lost.size};
-  }
-
-  // The last step's pairs as slots where an events frame left them as places in the moving
-  // list (which has not changed since: bring_to_device settles them before it changes).
-  void settle_pairs(StreamHandle stream) {
-    if (!std::exchange(pairs_in_places_, false) || pair_count_ == 0) return;
-    place_pairs<<<blocks_for(pair_count_), kThreads, 0, stream>>>(pairs_.data(), pair_count_,
-                                                                  moving_.data());
-    RSW_CUDA_CHECK_LAUNCH("launching place_pairs");
+    return host_pending_[0];
   }
 
   // The moving proxies' sweep in the static cells, as BroadPhaseStats count a frame's.
@@ -2032,20 +1845,10 @@ class CudaWorld final : public WorldBackend {
   bool moving_grid_ = false;          ///< the grid is planned from the moving proxies (no statics)
   std::uint64_t planned_moving_ = 0;  ///< moving proxies when it was planned
   std::uint32_t steps_to_moving_plan_ = 0;  ///< after it served them badly
-  bool walked_moving_ = false;  ///< this step swept the moving proxies in the static cells
-  bool walked_events_ = false;  ///< and found its events there (see cell_pairs)
-  bool names_events_ = false;   ///< and named them there too (in named_), unsorted
-  /// This step's BroadPhase frame of the moving proxies found its events (SweepEvents).
-  bool swept_events_ = false;
-  SweepEvents sweep_events_;
-  DeviceBuffer<std::uint8_t> exact_;          ///< its boxes marked exact
-  DeviceBuffer<unsigned int> move_bound_{1};  ///< the bound on the others' moves (a float)
-  /// Moves past it mark a box exact: kMoveBoundOverMean times the mean move at the last
-  /// events frame.
-  float move_threshold_ = std::numeric_limits<float>::max();
-  /// pairs_ are places in the moving list (an events frame's) rather than slots.
-  bool pairs_in_places_ = false;
-  bool statics_since_step_ = true;             ///< statics listed since the last step that stood
+  bool walked_moving_ = false;      ///< this step swept the moving proxies in the static cells
+  bool walked_events_ = false;      ///< and found its events there (see cell_pairs)
+  bool names_events_ = false;       ///< and named them there too (in named_), unsorted
+  bool statics_since_step_ = true;  ///< statics listed since the last step that stood
   DeviceBuffer<std::uint32_t> bucket_counts_;  ///< zero between steps (buckets_clear_)
   bool buckets_clear_ = false;                 ///< bucket_counts_ is zero in all its capacity
   DeviceBuffer<unsigned long long> bucket_offsets_;
