@@ -588,25 +588,26 @@ TEST(WorldGpu, AnInvalidBoxFromDeviceArraysIsNamedAtTheStepOrExcluded) {
   EXPECT_EQ(world.stats().excluded_proxies, 1u);
 }
 
-// In the steady state the GPU finds the events in the static cells' walk, by each moving
-// proxy's boxes at both steps: a box that turns invalid (excluded) loses its pairs there, and
-// one that turns valid again finds them.
-TEST(WorldGpu, ABoxThatTurnsInvalidInTheSteadyStateLosesItsPairs) {
-  RSW_REQUIRE_CUDA_DEVICE();
+// A row of five touching crates, on a static ground or alone: the middle one turns invalid
+// (excluded) and loses its pairs, turns valid again and finds them, jumps away and loses them,
+// and lands wider between its neighbours and finds them again.
+void expect_a_crate_turning_invalid_to_lose_its_pairs(bool on_ground) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   World world({.backend = rsw::Backend::Cuda, .invalid_boxes = physics::InvalidBoxes::Exclude});
   WorldModel model;
-  const Aabb ground{{-10, -1, -10}, {10, 0, 10}};
-  const ProxyId floor = world.create(ground, {.motion = Motion::Static});
-  model.proxies[floor] = {ground, {.motion = Motion::Static}};
+  if (on_ground) {
+    const Aabb ground{{-10, -1, -10}, {10, 0, 10}};
+    const ProxyId floor = world.create(ground, {.motion = Motion::Static});
+    model.proxies[floor] = {ground, {.motion = Motion::Static}};
+  }
   std::vector<ProxyId> crates;
-  for (int i = 0; i < 5; ++i) {  // a row of touching crates on the ground
+  for (int i = 0; i < 5; ++i) {
     const auto x = static_cast<float>(i);
     const Aabb box{{x, 0, 0}, {x + 1, 1, 1}};
     crates.push_back(world.create(box));
     model.proxies[crates.back()] = {box, {}};
   }
-  step_and_check(world, model, "listed");
+  step_and_check(world, model, "first");
   step_and_check(world, model, "unchanged");
   const auto move = [&](const Aabb& box, const std::string& where) {
     world.move(DeviceBuffer<ProxyId>(std::vector{crates[2]}).span(),
@@ -614,13 +615,23 @@ TEST(WorldGpu, ABoxThatTurnsInvalidInTheSteadyStateLosesItsPairs) {
     model.proxies[crates[2]].box = box;
     step_and_check(world, model, where);
   };
+  const std::size_t partners = on_ground ? 3 : 2;  // both neighbours, and the ground
   move({{2, 0, 0}, {3, nan, 1}}, "invalid");
-  EXPECT_EQ(world.events().lost.size(), 3u);  // the ground and both neighbours
+  EXPECT_EQ(world.events().lost.size(), partners);
   EXPECT_EQ(world.stats().excluded_proxies, 1u);
   move({{2, 0, 0}, {3, 1, 1}}, "valid again");
-  EXPECT_EQ(world.events().found.size(), 3u);
+  EXPECT_EQ(world.events().found.size(), partners);
   move({{2, 5, 0}, {3, 6, 1}}, "lifted");
-  EXPECT_EQ(world.events().lost.size(), 3u);
+  EXPECT_EQ(world.events().lost.size(), partners);
+  move({{1.5f, 0, 0}, {3.5f, 1, 1}}, "dropped between, wider");
+  EXPECT_EQ(world.events().found.size(), partners);
+}
+
+// In the steady state the GPU finds the events in the static cells' walk, by each moving
+// proxy's boxes at both steps.
+TEST(WorldGpu, ABoxThatTurnsInvalidInTheSteadyStateLosesItsPairs) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  expect_a_crate_turning_invalid_to_lose_its_pairs(true);
 }
 
 // Sets RSW_WORLD_MOVING_SWEEP=frame for its scope: a world made then, without statics,
@@ -699,38 +710,11 @@ TEST(WorldGpu, MovingProxiesSweptInFramesEqualTheCpuBackendOverSteps) {
   }
 }
 
-// Swept in frames, a box that turns invalid (excluded) loses its pairs and finds them when it
-// turns valid again; one that jumps away loses them.
+// Swept in BroadPhase frames, with the events found after them.
 TEST(WorldGpu, ABoxThatTurnsInvalidInAFrameLosesItsPairs) {
   RSW_REQUIRE_CUDA_DEVICE();
   const SweptInFrames frames;
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  World world({.backend = rsw::Backend::Cuda, .invalid_boxes = physics::InvalidBoxes::Exclude});
-  WorldModel model;
-  std::vector<ProxyId> crates;
-  for (int i = 0; i < 5; ++i) {  // a row of touching crates
-    const auto x = static_cast<float>(i);
-    const Aabb box{{x, 0, 0}, {x + 1, 1, 1}};
-    crates.push_back(world.create(box));
-    model.proxies[crates.back()] = {box, {}};
-  }
-  step_and_check(world, model, "first");
-  step_and_check(world, model, "unchanged");
-  const auto move = [&](const Aabb& box, const std::string& where) {
-    world.move(DeviceBuffer<ProxyId>(std::vector{crates[2]}).span(),
-               DeviceBuffer<Aabb>(std::vector{box}).span());
-    model.proxies[crates[2]].box = box;
-    step_and_check(world, model, where);
-  };
-  move({{2, 0, 0}, {3, nan, 1}}, "invalid");
-  EXPECT_EQ(world.events().lost.size(), 2u);  // both neighbours
-  EXPECT_EQ(world.stats().excluded_proxies, 1u);
-  move({{2, 0, 0}, {3, 1, 1}}, "valid again");
-  EXPECT_EQ(world.events().found.size(), 2u);
-  move({{2, 5, 0}, {3, 6, 1}}, "lifted");
-  EXPECT_EQ(world.events().lost.size(), 2u);
-  move({{1.5f, 0, 0}, {3.5f, 1, 1}}, "dropped between, wider");
-  EXPECT_EQ(world.events().found.size(), 2u);
+  expect_a_crate_turning_invalid_to_lose_its_pairs(false);
 }
 
 TEST(WorldGpu, AnUnknownMovingSweepOverrideIsAnErrorNamingIt) {
