@@ -104,6 +104,9 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
   row.metrics["candidates"] = last.candidates;
   row.metrics["pairs_per_box"] =
       last.boxes > 0 ? static_cast<double>(last.pairs) / static_cast<double>(last.boxes) : 0.0;
+  // Candidates tested for every pair found: each one a read the sweep makes.
+  row.metrics["candidates_per_pair"] =
+      last.pairs > 0 ? static_cast<double>(last.candidates) / static_cast<double>(last.pairs) : 0.0;
   const auto frames = static_cast<double>(options.warmup + options.frames);
   row.metrics["sort_passes_run"] = static_cast<double>(sort_passes_run) / frames;
   row.metrics["sort_presorted"] = static_cast<double>(sorts_presorted) / frames;
