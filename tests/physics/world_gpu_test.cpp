@@ -47,35 +47,43 @@ SlotSets slot_sets(World& world) {
   return {by_slot(world.pairs()), by_slot(world.events().found), by_slot(world.events().lost)};
 }
 
-TEST(WorldGpu, ARandomScriptMatchesTheOracleAtEveryStep) {
-  RSW_REQUIRE_CUDA_DEVICE();
+// A random script on a GPU world, held to the oracle at every step (WorldScript::run).
+struct Script {
+  int steps = 1000;
+  float region = 12;  ///< WorldScript's
+  bool sorted_events = false;
+  bool statics = true;
+  int steps_before_worlds = -1;  ///< proxies in worlds from this step on; -1: never
+};
+
+void expect_script_to_match_the_oracle(const Script& run) {
   const std::uint32_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
-  World world({.backend = rsw::Backend::Cuda});
+  World world({.backend = rsw::Backend::Cuda, .sorted_events = run.sorted_events});
   WorldModel model;
-  WorldScript script(seed, 12);
-  script.run(world, model, 1000);
+  WorldScript script(seed, run.region);
+  if (!run.statics) script.without_statics();
+  if (run.steps_before_worlds >= 0) {
+    script.run(world, model, run.steps_before_worlds);
+    if (::testing::Test::HasFatalFailure()) return;
+    script.use_worlds();
+  }
+  script.run(world, model, run.steps);
+}
+
+TEST(WorldGpu, ARandomScriptMatchesTheOracleAtEveryStep) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  expect_script_to_match_the_oracle({});
 }
 
 TEST(WorldGpu, ARandomScriptWithWorldsMatchesTheOracleAtEveryStep) {
   RSW_REQUIRE_CUDA_DEVICE();
-  const std::uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  World world({.backend = rsw::Backend::Cuda});
-  WorldModel model;
-  WorldScript script(seed, 10);
-  script.use_worlds();
-  script.run(world, model, 600);
+  expect_script_to_match_the_oracle({.steps = 600, .region = 10, .steps_before_worlds = 0});
 }
 
 TEST(WorldGpu, ARandomScriptWithSortedEventsMatchesTheOracleInOrder) {
   RSW_REQUIRE_CUDA_DEVICE();
-  const std::uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  World world({.backend = rsw::Backend::Cuda, .sorted_events = true});
-  WorldModel model;
-  WorldScript script(seed, 12);
-  script.run(world, model, 300);
+  expect_script_to_match_the_oracle({.steps = 300, .sorted_events = true});
 }
 
 TEST(WorldGpu, TheSameScriptGivesTheCpuBackendsSetsAndTheDeviceSpansAgree) {
@@ -651,40 +659,21 @@ class SweptInFrames {
 TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesMatchesTheOracleAtEveryStep) {
   RSW_REQUIRE_CUDA_DEVICE();
   const SweptInFrames frames;
-  const std::uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  World world({.backend = rsw::Backend::Cuda});
-  WorldModel model;
-  WorldScript script(seed, 12);
-  script.without_statics();
-  script.run(world, model, 1000);
+  expect_script_to_match_the_oracle({.statics = false});
 }
 
 TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithSortedEventsMatchesTheOracle) {
   RSW_REQUIRE_CUDA_DEVICE();
   const SweptInFrames frames;
-  const std::uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  World world({.backend = rsw::Backend::Cuda, .sorted_events = true});
-  WorldModel model;
-  WorldScript script(seed, 12);
-  script.without_statics();
-  script.run(world, model, 300);
+  expect_script_to_match_the_oracle({.steps = 300, .sorted_events = true, .statics = false});
 }
 
 // Proxies in worlds come in later: the frames sweep them in their worlds' cells.
 TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithWorldsMatchesTheOracle) {
   RSW_REQUIRE_CUDA_DEVICE();
   const SweptInFrames frames;
-  const std::uint32_t seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed));
-  World world({.backend = rsw::Backend::Cuda});
-  WorldModel model;
-  WorldScript script(seed, 10);
-  script.without_statics();
-  script.run(world, model, 100);
-  script.use_worlds();
-  script.run(world, model, 200);
+  expect_script_to_match_the_oracle(
+      {.steps = 200, .region = 10, .statics = false, .steps_before_worlds = 100});
 }
 
 // Scenes of every kind (a giant box's long runs, touching faces, clusters), all moving and
