@@ -22,9 +22,7 @@ workloads::BoxScene parse_scene(std::string_view name) {
     if (ascii_lowercase(workloads::to_string(scene)) == ascii_lowercase(name)) return scene;
   }
   throw Error(ErrorKind::InvalidArgument,
-              "unknown scene '" + std::string(name) +
-                  "' (uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots, "
-                  "mixedsizes)");
+              "unknown scene '" + std::string(name) + "' (" + scene_names() + ")");
 }
 
 struct Input {
@@ -114,6 +112,15 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
 }
 
 }  // namespace
+
+std::string scene_names() {
+  std::string names;
+  for (const workloads::BoxScene scene : workloads::all_box_scenes()) {
+    if (!names.empty()) names += ", ";
+    names += ascii_lowercase(workloads::to_string(scene));
+  }
+  return names;
+}
 
 void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report) {
   std::vector<Input> inputs;

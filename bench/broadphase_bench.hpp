@@ -12,8 +12,7 @@ namespace rsw::bench {
 
 struct BroadPhaseBenchOptions {
   std::vector<std::size_t> sizes;
-  std::vector<std::string> scenes;  ///< uniform, clustered, mixed, giantbox, touchinggrid,
-                                    ///< degenerate, hotspots, mixedsizes
+  std::vector<std::string> scenes;             ///< scene names (scene_names())
   std::vector<std::string> backends;           ///< cpu, cuda
   std::vector<std::string> modes;              ///< cells, xsweep
   std::vector<std::string> inputs = {"host"};  ///< host, device (boxes and pairs stay there)
@@ -27,6 +26,9 @@ struct BroadPhaseBenchOptions {
 };
 
 /// A row per input and backend: ms_median of the frame, per-stage medians, counts.
+/// The scenes' names as --scene takes them, in declaration order: "uniform, clustered, ...".
+std::string scene_names();
+
 void run_broadphase_bench(const BroadPhaseBenchOptions& options, Report& report);
 
 }  // namespace rsw::bench

@@ -153,10 +153,7 @@ int main(int argc, char** argv) {
   broadphase->add_option("--n", broadphase_sizes, "Boxes (100K, 1M; comma list)")
       ->delimiter(',')
       ->capture_default_str();
-  broadphase
-      ->add_option("--scene", broadphase_options.scenes,
-                   "uniform, clustered, mixed, giantbox, touchinggrid, degenerate, hotspots, "
-                   "mixedsizes")
+  broadphase->add_option("--scene", broadphase_options.scenes, rsw::bench::scene_names())
       ->delimiter(',')
       ->capture_default_str();
   broadphase->add_option("--backend", broadphase_options.backends, "cpu, cuda (comma list)")
