@@ -3,7 +3,6 @@
 // with nothing beside it (SERIAL).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <random>
 #include <span>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "rsw/physics/world.hpp"
 #include "rsw/workloads/box_scenes.hpp"
 #include "rsw_test/cuda_device.hpp"
+#include "rsw_test/scoped_environment.hpp"
 
 namespace rsw::test {
 namespace {
@@ -53,13 +53,12 @@ TEST(WorldGpu, AStepInTheSteadyStateAllocatesNoDeviceMemory) {
   expect_steady_steps_allocate_nothing(25'000);
 }
 
-// Without statics, swept in BroadPhase frames (RSW_WORLD_MOVING_SWEEP=frame: as a world of
-// more moving proxies than a grid serves).
+// Without statics, swept in BroadPhase frames (as a world of more moving proxies than a grid
+// serves).
 TEST(WorldGpu, AStepSweptInAFrameInTheSteadyStateAllocatesNoDeviceMemory) {
   RSW_REQUIRE_CUDA_DEVICE();
-  ::setenv("RSW_WORLD_MOVING_SWEEP", "frame", 1);
+  const ScopedEnvironment frames(kMovingSweep, "frame");
   expect_steady_steps_allocate_nothing(0);
-  ::unsetenv("RSW_WORLD_MOVING_SWEEP");
 }
 
 }  // namespace

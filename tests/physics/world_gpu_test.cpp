@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -17,6 +16,7 @@
 #include "rsw/physics/world.hpp"
 #include "rsw/workloads/box_scenes.hpp"
 #include "rsw_test/cuda_device.hpp"
+#include "rsw_test/scoped_environment.hpp"
 #include "world_checks.hpp"
 
 namespace rsw::test {
@@ -308,8 +308,7 @@ TEST(WorldGpu, RaysAndRegionsOverLargeScenesEqualTheCpuBackendAndTheOracle) {
         std::pair{std::size_t{10'007}, workloads::BoxScene::TouchingGrid},
         std::pair{std::size_t{20'011}, workloads::BoxScene::Degenerate},
         std::pair{std::size_t{2}, workloads::BoxScene::Uniform}}) {
-    SCOPED_TRACE(std::to_string(count) + " boxes, scene " +
-                 std::to_string(static_cast<int>(scene)));
+    SCOPED_TRACE(std::to_string(count) + " boxes, scene " + workloads::to_string(scene));
     const std::vector<Aabb> boxes =
         workloads::make_boxes(count, scene, static_cast<std::uint32_t>(generator()), 5.0);
     World gpu({.backend = rsw::Backend::Cuda});
@@ -642,36 +641,22 @@ TEST(WorldGpu, ABoxThatTurnsInvalidInTheSteadyStateLosesItsPairs) {
   expect_a_crate_turning_invalid_to_lose_its_pairs(true);
 }
 
-// Sets RSW_WORLD_MOVING_SWEEP=frame for its scope: a world made then, without statics,
-// sweeps its moving proxies in a BroadPhase frame however few they are (as a world of more
-// than a grid serves does), so that that path and the events after it meet the oracle at
-// small sizes.
-class SweptInFrames {
- public:
-  SweptInFrames() { ::setenv(kVariable, "frame", 1); }
-  ~SweptInFrames() { ::unsetenv(kVariable); }
-  SweptInFrames(const SweptInFrames&) = delete;
-  SweptInFrames& operator=(const SweptInFrames&) = delete;
-
-  static constexpr const char* kVariable = "RSW_WORLD_MOVING_SWEEP";
-};
-
 TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesMatchesTheOracleAtEveryStep) {
   RSW_REQUIRE_CUDA_DEVICE();
-  const SweptInFrames frames;
+  const ScopedEnvironment frames(kMovingSweep, "frame");
   expect_script_to_match_the_oracle({.statics = false});
 }
 
 TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithSortedEventsMatchesTheOracle) {
   RSW_REQUIRE_CUDA_DEVICE();
-  const SweptInFrames frames;
+  const ScopedEnvironment frames(kMovingSweep, "frame");
   expect_script_to_match_the_oracle({.steps = 300, .sorted_events = true, .statics = false});
 }
 
 // Proxies in worlds come in later: the frames sweep them in their worlds' cells.
 TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithWorldsMatchesTheOracle) {
   RSW_REQUIRE_CUDA_DEVICE();
-  const SweptInFrames frames;
+  const ScopedEnvironment frames(kMovingSweep, "frame");
   expect_script_to_match_the_oracle(
       {.steps = 200, .region = 10, .statics = false, .steps_before_worlds = 100});
 }
@@ -680,7 +665,7 @@ TEST(WorldGpu, ARandomScriptWithoutStaticsSweptInFramesWithWorldsMatchesTheOracl
 // swept in frames: the GPU's sets equal the CPU backend's.
 TEST(WorldGpu, MovingProxiesSweptInFramesEqualTheCpuBackendOverSteps) {
   RSW_REQUIRE_CUDA_DEVICE();
-  const SweptInFrames frames;
+  const ScopedEnvironment frames(kMovingSweep, "frame");
   const std::uint32_t seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
   constexpr std::pair<std::size_t, workloads::BoxScene> kScenes[] = {
@@ -692,8 +677,7 @@ TEST(WorldGpu, MovingProxiesSweptInFramesEqualTheCpuBackendOverSteps) {
       {20'011, workloads::BoxScene::MixedSizes},
       {1, workloads::BoxScene::Uniform}};
   for (const auto& [count, scene] : kScenes) {
-    SCOPED_TRACE(std::to_string(count) + " boxes, scene " +
-                 std::to_string(static_cast<int>(scene)));
+    SCOPED_TRACE(std::to_string(count) + " boxes, scene " + workloads::to_string(scene));
     expect_gpu_equals_cpu(workloads::make_boxes(count, scene, seed), 0, seed);
     if (HasFatalFailure()) return;
   }
@@ -702,13 +686,13 @@ TEST(WorldGpu, MovingProxiesSweptInFramesEqualTheCpuBackendOverSteps) {
 // Swept in BroadPhase frames, with the events found after them.
 TEST(WorldGpu, ABoxThatTurnsInvalidInAFrameLosesItsPairs) {
   RSW_REQUIRE_CUDA_DEVICE();
-  const SweptInFrames frames;
+  const ScopedEnvironment frames(kMovingSweep, "frame");
   expect_a_crate_turning_invalid_to_lose_its_pairs(false);
 }
 
 TEST(WorldGpu, AnUnknownMovingSweepOverrideIsAnErrorNamingIt) {
   RSW_REQUIRE_CUDA_DEVICE();
-  ::setenv(SweptInFrames::kVariable, "sideways", 1);
+  const ScopedEnvironment sideways(kMovingSweep, "sideways");
   try {
     World world({.backend = rsw::Backend::Cuda});
     world.step();
@@ -718,7 +702,6 @@ TEST(WorldGpu, AnUnknownMovingSweepOverrideIsAnErrorNamingIt) {
     EXPECT_NE(std::string(error.what()).find("RSW_WORLD_MOVING_SWEEP=sideways"), std::string::npos)
         << error.what();
   }
-  ::unsetenv(SweptInFrames::kVariable);
 }
 
 }  // namespace
