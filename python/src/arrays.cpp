@@ -10,6 +10,10 @@
 namespace rsw::python {
 namespace {
 
+// numpy.ma.MaskedArray, looked up once when the module is imported (load_numpy_types) rather
+// than at each call; held for the interpreter's life.
+PyObject* masked_array_type = nullptr;
+
 std::string type_name(py::handle object) {
   return py::str(py::type::of(object).attr("__module__")).cast<std::string>() + "." +
          py::str(py::type::of(object).attr("__qualname__")).cast<std::string>();
@@ -45,7 +49,9 @@ py::array checked(py::handle object, const char* name, const py::dtype& dtype,
     throw py::value_error(std::string(name) +
                           ": expected an aligned array (numpy.ascontiguousarray makes one)");
   }
-  if (py::isinstance(object, py::module_::import("numpy.ma").attr("MaskedArray"))) {
+  const int masked = PyObject_IsInstance(object.ptr(), masked_array_type);
+  if (masked < 0) throw py::error_already_set();
+  if (masked != 0) {
     throw py::value_error(std::string(name) +
                           ": a masked array cannot be read (its mask would "
                           "be ignored; numpy.ma.compress_rows drops rows)");
@@ -77,6 +83,11 @@ py::array copy_to_numpy(std::span<const T> values, std::vector<py::ssize_t> shap
 }
 
 }  // namespace
+
+void load_numpy_types() {
+  py::object type = py::module_::import("numpy.ma").attr("MaskedArray");
+  masked_array_type = type.release().ptr();
+}
 
 ArrayView<physics::Aabb> boxes_from(py::handle object, const char* name) {
   static_assert(sizeof(physics::Aabb) == 6 * sizeof(float));

@@ -27,6 +27,9 @@ struct ArrayView {
   std::span<const T> values;
 };
 
+/// Looks up the NumPy types the checks name; once, when the module is imported.
+void load_numpy_types();
+
 /// Boxes as an (n, 6) or (n, 2, 3) float32 array (min x, y, z, max x, y, z a row), or one box
 /// as (6,) or (2, 3).
 ArrayView<physics::Aabb> boxes_from(py::handle object, const char* name);

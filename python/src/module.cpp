@@ -49,6 +49,7 @@ PYBIND11_MODULE(_radixsweep, python_module) {
   python_module.doc() =
       "RadixSweep: exact broad-phase collision detection (radix sort + sweep-and-prune) on the "
       "GPU or the CPU.";
+  load_numpy_types();
   // rsw::Error becomes radixsweep.Error with the same message; an invalid argument is also a
   // ValueError, memory that cannot be had also a MemoryError. (The types live as long as the
   // interpreter: their references are never dropped.)
