@@ -110,6 +110,7 @@ py::dict to_dict(const physics::BroadPhaseStats& stats) {
   out["cell_entries"] = stats.cell_entries;
   out["pairs"] = stats.pairs;
   out["sweep_axis"] = stats.sweep_axis;
+  out["listing_reused"] = stats.listing_reused;
   out["sort_passes_run"] = stats.sort.passes_run;
   out["sort_passes_skipped"] = stats.sort.passes_skipped;
   out["upload_ms"] = stats.upload_ms;

@@ -84,6 +84,207 @@ physics::DeviceAabbStore on_device(const std::vector<physics::Aabb>& boxes,
   return device;
 }
 
+// A frame on a kept listing: from a scene's third frame on, boxes that stayed in the cells they
+// were listed in (widened by a margin) are swept on the listing of a frame before, their runs
+// widened by how far their minima drifted from the keys they were sorted by.
+
+// Runs `frames` frames of `boxes`, moving them with `move` (frame, boxes) between frames, each
+// checked against the oracle; returns how many were swept on a kept listing.
+template <class Move>
+std::size_t expect_frames_to_match_the_oracle(physics::BroadPhase& broad_phase,
+                                              std::vector<physics::Aabb>& boxes, int frames,
+                                              const std::string& context, Move&& move,
+                                              physics::FilterArrays filter = {}) {
+  std::size_t reused = 0;
+  for (int frame = 0; frame < frames; ++frame) {
+    broad_phase.update(boxes, filter);
+    const auto found = broad_phase.find_pairs();
+    EXPECT_TRUE(same_pair_set(oracle_pairs(boxes, filter), found))
+        << context << ", frame " << frame
+        << (broad_phase.stats().listing_reused ? " (kept listing)" : "");
+    reused += broad_phase.stats().listing_reused ? 1 : 0;
+    move(frame, boxes);
+  }
+  return reused;
+}
+
+TEST(BroadPhaseKeptListing, FramesOfLittleMotionGiveTheOraclesPairs) {
+  // Every scene kind, in cells and along one axis (long runs there: their rest is found by
+  // the kept keys), at a size that is no multiple of a warp or a block.
+  RSW_REQUIRE_CUDA_DEVICE();
+  for (const BoxScene scene : all_box_scenes()) {
+    for (physics::SweepMode mode : {physics::SweepMode::Cells, physics::SweepMode::AxisSweep}) {
+      const std::uint32_t seed = fresh_box_seed();
+      auto boxes = make_boxes(scene == BoxScene::GiantBox ? 5'003 : 12'011, scene, seed);
+      physics::BroadPhase broad_phase(
+          {.backend = rsw::Backend::Cuda, .mode = mode, .sorted_pairs = seed % 2 == 0});
+      const std::string context = "seed " + std::to_string(seed) + ", " + to_string(scene) +
+                                  (mode == physics::SweepMode::Cells ? ", cells" : ", axis sweep");
+      const std::size_t reused = expect_frames_to_match_the_oracle(
+          broad_phase, boxes, 10, context, [&](int frame, std::vector<physics::Aabb>& moved) {
+            jitter(moved, 0.002f, seed + static_cast<std::uint32_t>(frame));
+          });
+      // Dense scenes keep no listing when theirs would cost many more candidates; these do.
+      if (scene == BoxScene::Uniform || scene == BoxScene::MixedSizes) {
+        EXPECT_GE(reused, 6u) << context << ": frames on a kept listing";
+      }
+    }
+  }
+}
+
+TEST(BroadPhaseKeptListing, ABoxThatLeavesItsCellsHasTheFrameListedAfresh) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(20'011, BoxScene::Uniform, seed);
+  physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
+  std::vector<bool> reused;
+  expect_frames_to_match_the_oracle(
+      broad_phase, boxes, 9, "seed " + std::to_string(seed),
+      [&](int frame, std::vector<physics::Aabb>& moved) {
+        reused.push_back(broad_phase.stats().listing_reused);
+        if (frame == 4) {  // a box taken to another box's place: new partners, old ones lost
+          const physics::Vec3 to = moved[17].min;
+          moved[9'999].max = {to.x + (moved[9'999].max.x - moved[9'999].min.x),
+                              to.y + (moved[9'999].max.y - moved[9'999].min.y),
+                              to.z + (moved[9'999].max.z - moved[9'999].min.z)};
+          moved[9'999].min = to;
+        }
+      });
+  ASSERT_EQ(reused.size(), 9u);
+  EXPECT_TRUE(reused[3] && reused[4]) << "frames 3 and 4 on the kept listing";
+  EXPECT_FALSE(reused[5]) << "frame 5 listed afresh";
+  EXPECT_TRUE(reused[7]) << "a listing kept again";
+}
+
+TEST(BroadPhaseKeptListing, MinimaDriftingAlongTheAxisAreSweptAndThenListedAfresh) {
+  // Every box moves along the sweep axis only: it stays in its cells, and its minimum drifts
+  // further from its key each frame, so runs reach further, until the margin is spent.
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(15'013, BoxScene::MixedSizes, seed);
+  physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda, .axis = physics::SweepAxis::X});
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> step(-0.03f, 0.03f);
+  std::size_t afresh_after_reuse = 0;
+  bool last_reused = false;
+  expect_frames_to_match_the_oracle(broad_phase, boxes, 24, "seed " + std::to_string(seed),
+                                    [&](int, std::vector<physics::Aabb>& moved) {
+                                      const bool reused = broad_phase.stats().listing_reused;
+                                      if (last_reused && !reused) ++afresh_after_reuse;
+                                      last_reused = reused;
+                                      for (physics::Aabb& box : moved) {
+                                        const float dx = step(random);
+                                        box.min.x += dx;
+                                        box.max.x += dx;
+                                      }
+                                    });
+  EXPECT_GE(afresh_after_reuse, 1u) << "seed " << seed << ": the drift ended a kept listing";
+}
+
+TEST(BroadPhaseKeptListing, BoxesTurningInvalidOrFilteredOutAreSeenInTheFrame) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(8'009, BoxScene::Uniform, seed);
+  std::vector<std::uint32_t> categories(boxes.size(), 1u);
+  std::vector<std::uint32_t> masks(boxes.size(), 0xFFFFFFFFu);
+  physics::BroadPhase excluding(
+      {.backend = rsw::Backend::Cuda, .invalid_boxes = physics::InvalidBoxes::Exclude});
+  physics::BroadPhase oracle(
+      {.brute_force = true, .invalid_boxes = physics::InvalidBoxes::Exclude});
+  // A change every fourth frame, each seen by a frame on a kept listing and listed afresh: a
+  // box turns NaN, valid again, into category 0 and back; a mask of 0 changes no listing.
+  std::size_t reused_later = 0;
+  for (int frame = 0; frame < 20; ++frame) {
+    if (frame == 4) boxes[333].max.y = std::numeric_limits<float>::quiet_NaN();
+    if (frame == 8) boxes[333].max.y = boxes[333].min.y + 1.0f;
+    categories[4'000] = frame >= 12 && frame < 16 ? 0u : 1u;
+    masks[5'000] = frame == 18 ? 0u : 0xFFFFFFFFu;
+    const physics::FilterArrays filter{.categories = categories, .masks = masks};
+    excluding.update(boxes, filter);
+    oracle.update(boxes, filter);
+    const bool reused = excluding.stats().listing_reused;
+    EXPECT_TRUE(same_pair_set(sorted_copy(oracle.find_pairs()), excluding.find_pairs()))
+        << "seed " << seed << ", frame " << frame << (reused ? " (kept listing)" : "");
+    EXPECT_EQ(excluding.stats().excluded_boxes, frame >= 4 && frame < 8 ? 1u : 0u)
+        << "frame " << frame;
+    if (frame >= 4 && frame % 4 == 0) {
+      EXPECT_FALSE(reused) << "frame " << frame << ": listed afresh";
+    } else if (frame == 3) {
+      EXPECT_TRUE(reused) << "frame " << frame << ": on the kept listing";
+    }
+    reused_later += frame > 4 && reused ? 1 : 0;
+    jitter(boxes, 0.002f, seed + static_cast<std::uint32_t>(frame));
+  }
+  EXPECT_GE(reused_later, 4u) << "seed " << seed << ": listings kept again after the changes";
+
+  // Rejecting: the box that turns invalid in a frame on a kept listing is named.
+  boxes = make_boxes(8'009, BoxScene::Uniform, seed);
+  physics::BroadPhase rejecting({.backend = rsw::Backend::Cuda});
+  for (int frame = 0; frame < 4; ++frame)
+    rejecting.update(boxes);
+  ASSERT_TRUE(rejecting.stats().listing_reused);
+  boxes[777].min.z = std::numeric_limits<float>::infinity();
+  try {
+    rejecting.update(boxes);
+    FAIL() << "accepted an invalid box";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("box 777"), std::string::npos) << error.what();
+  }
+  boxes[777].min.z = boxes[777].max.z - 1.0f;
+  rejecting.update(boxes);
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), rejecting.find_pairs())) << "seed " << seed;
+}
+
+TEST(BroadPhaseKeptListing, PairsOutgrowingTheirBufferOnAKeptListingAreAllFound) {
+  // Dense boxes that all grow a little: the frame stays on the kept listing, and its pairs
+  // outgrow the buffer sized from the frames before (grown, tested again).
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(30'011, BoxScene::Uniform, seed, 10.0);
+  physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
+  for (int frame = 0; frame < 3; ++frame)
+    broad_phase.update(boxes);
+  const std::size_t pairs_before = broad_phase.stats().pairs;
+  for (physics::Aabb& box : boxes) {  // a twentieth of the edge (1) on every side
+    box.min = {box.min.x - 0.05f, box.min.y - 0.05f, box.min.z - 0.05f};
+    box.max = {box.max.x + 0.05f, box.max.y + 0.05f, box.max.z + 0.05f};
+  }
+  broad_phase.update(boxes);
+  EXPECT_TRUE(broad_phase.stats().listing_reused) << "seed " << seed;
+  EXPECT_GT(broad_phase.stats().pairs, pairs_before * 5 / 4) << "seed " << seed;
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
+}
+
+TEST(BroadPhaseKeptListing, OtherBoxesOrAnotherRequestListAfresh) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(6'007, BoxScene::Uniform, seed);
+  physics::BroadPhase broad_phase({.backend = rsw::Backend::Cuda});
+  for (int frame = 0; frame < 3; ++frame)
+    broad_phase.update(boxes);
+  ASSERT_TRUE(broad_phase.stats().listing_reused);
+  boxes.pop_back();  // a box fewer
+  broad_phase.update(boxes);
+  EXPECT_FALSE(broad_phase.stats().listing_reused);
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
+  broad_phase.update(boxes);
+  broad_phase.update(boxes);
+  ASSERT_TRUE(broad_phase.stats().listing_reused);
+  physics::BroadPhaseOptions options = broad_phase.options();
+  options.mode = physics::SweepMode::AxisSweep;
+  broad_phase.set_options(options);
+  broad_phase.update(boxes);
+  EXPECT_FALSE(broad_phase.stats().listing_reused) << "another mode";
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), broad_phase.find_pairs())) << "seed " << seed;
+  const physics::DeviceAabbStore device_boxes = on_device(boxes);
+  broad_phase.update(device_boxes.view());
+  broad_phase.update(device_boxes.view());
+  EXPECT_TRUE(broad_phase.stats().listing_reused) << "device arrays";
+  EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), to_host(broad_phase.find_pairs_device())))
+      << "seed " << seed;
+}
+
 TEST(BroadPhaseDeviceInput, EveryBackendTakesDeviceArraysAndGivesDevicePairs) {
   RSW_REQUIRE_CUDA_DEVICE();
   const std::uint32_t seed = fresh_box_seed();

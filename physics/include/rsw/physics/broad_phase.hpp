@@ -140,6 +140,8 @@ struct BroadPhaseStats {
   std::size_t cell_entries = 0;  ///< (box, cell) listings: boxes spanning cells count twice
   std::size_t pairs = 0;         ///< overlapping pairs that pass the filter bits
   int sweep_axis = 0;            ///< 0 = x, 1 = y, 2 = z
+  bool listing_reused = false;   ///< GPU: the frame swept the cell listing a frame before kept
+                                 ///< (every box stayed in its listed cells): no sort, no listing
   sort::SortStats sort;          ///< passes run and skipped, early exit; none (count 0)
                                  ///< when worlds in runs were swept a run at a time (GPU)
   double upload_ms = 0;          ///< host boxes to the device (GPU)

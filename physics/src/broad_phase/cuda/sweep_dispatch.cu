@@ -4,7 +4,9 @@
 // follows when some runs were too long for sweep_cells (the rest of them is then tested), and
 // another when a buffer sized from the frames before was too small: the listings' (they grow
 // to the count and all from gather_boxes runs again) or the pairs' (it grows to the count and
-// the tests run again).
+// the tests run again). A frame whose boxes stayed in the cells of a listing kept by a frame
+// before sweeps that listing (sweep_kernels.cuh): no sort, no listing; should a box have left
+// its cells, the frame is run whole after the wait.
 #include <cuda_runtime.h>
 
 #include <thrust/iterator/transform_iterator.h>
@@ -38,6 +40,26 @@ static_assert(sizeof(Aabb) == 6 * sizeof(float), "Aabb records are read as six f
 /// again (a search costs a few launches and a wait, about as much as a frame of small worlds).
 constexpr std::uint32_t kFramesBetweenRunSearches = 32;
 
+/// The margin, in cells, by which a kept listing widens each box's bounds across (and, in
+/// mean box extents, how far the minima may drift along the axis before the frame lists the
+/// boxes again): the first, and the range it adapts in. A listing that served fewer than
+/// kFramesOnListingWanted frames doubles it; one that served more than kFramesOnListingPlenty
+/// halves it. Wider margins list more boxes twice and make longer runs.
+constexpr float kFirstMargin = 1.0f / 16;
+constexpr float kLeastMargin = 1.0f / 128;
+constexpr float kMostMargin = 1.0f / 4;
+constexpr std::uint32_t kFramesOnListingWanted = 4;
+constexpr std::uint32_t kFramesOnListingPlenty = 64;
+/// Candidates a box may cost a frame listed with a margin, or on a kept listing, more than the
+/// last frame listed without one: two thirds of what the sort and listing a frame on a kept
+/// listing saves are worth in candidate tests (on an H200, those of 1M uniform boxes take as
+/// long as about 38M). Dense scenes, whose runs are long, keep no listing.
+constexpr double kExtraCandidatesPerBox = 24;
+/// Frames a scene lists afresh, without a margin, before it keeps a listing again, once its
+/// listings cost too many candidates at the narrowest margin or served fewer than
+/// kFramesOnListingWanted frames at the widest (boxes that move far each frame).
+constexpr std::uint32_t kFramesBetweenKeptListings = 32;
+
 class CudaSweep final : public SweepBackend {
  public:
   CudaSweep() {
@@ -62,7 +84,15 @@ class CudaSweep final : public SweepBackend {
     host_pairs_ready_ = false;
     const kernels::BoxView boxes = upload(source, stream);
 
-    const kernels::FrameCounters frame = boxes.worlds != nullptr && world_runs_.ready(count)
+    // The listing kept by the frame before serves this one if it was made for the same boxes
+    // and request; it serves no other until this frame keeps it again.
+    const bool on_kept = std::exchange(listing_kept_, false) && boxes.worlds == nullptr &&
+                         count == order_.size() && request.axis == kept_request_.axis &&
+                         request.mode == kept_request_.mode;
+    std::optional<kernels::FrameCounters> kept_frame;
+    if (on_kept) kept_frame = sweep_kept_listing(boxes, count, request, stream);
+    const kernels::FrameCounters frame = kept_frame ? *kept_frame
+                                         : boxes.worlds != nullptr && world_runs_.ready(count)
                                              ? by_runs_or_cells(boxes, count, request, stream)
                                              : sort_and_sweep(boxes, count, request, stream);
     if (frame.first_bad_world != BoxSummary::kNoBox) throw bad_world(boxes, frame.first_bad_world);
@@ -82,7 +112,8 @@ class CudaSweep final : public SweepBackend {
     profiler_.flush();  // the stream is idle: nothing waits
     stats.excluded_boxes = frame.summary.invalid;
     stats.sweep_axis = plan.axis;
-    stats.sort = by_runs_ ? sort::SortStats{} : sorter_.last_stats();
+    stats.listing_reused = kept_frame.has_value();
+    stats.sort = by_runs_ || kept_frame ? sort::SortStats{} : sorter_.last_stats();
     stats.candidates = candidate_count_;
     stats.pairs = pair_count_;
     if (request.mode == SweepMode::Cells && !swept_whole_) {
@@ -134,6 +165,7 @@ class CudaSweep final : public SweepBackend {
   std::vector<std::uint32_t> export_order() override { return order_.to_vector(stream_handle_); }
   void import_order(std::vector<std::uint32_t> order) override {
     order_.upload(order, stream_handle_);
+    listing_kept_ = false;
   }
 
  private:
@@ -276,10 +308,30 @@ class CudaSweep final : public SweepBackend {
     const bool small_worlds =
         boxes.worlds != nullptr && order_carried_ && small_worlds_next_ && small_worlds_allowed_;
     sort_boxes(boxes, count, request, small_worlds, stream);
+    // A listing is kept for the frames after from a scene's second frame on (no worlds), once
+    // a frame of the same request was listed without a margin.
+    bool keep = boxes.worlds == nullptr && order_carried_ && count > 0 &&
+                request.axis == plain_request_.axis && request.mode == plain_request_.mode;
+    if (keep && frames_to_kept_listing_ > 0) {
+      --frames_to_kept_listing_;
+      keep = false;
+    }
     const kernels::FrameCounters frame =
-        small_worlds
-            ? sweep_small_worlds(boxes, count, stream)
-            : list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort, stream);
+        small_worlds ? sweep_small_worlds(boxes, count, stream)
+                     : list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort,
+                                      keep, stream);
+    if (!small_worlds && !keep) {
+      plain_candidates_ = candidate_count_;
+      plain_request_ = request;
+    }
+    if (!small_worlds && keep) {
+      listing_room_ = true;
+      if (costs_too_many_candidates(count)) {
+        adapt_margin(0, true);
+      } else {
+        keep_listing(frame, request);
+      }
+    }
     swept_whole_ = small_worlds;
     by_runs_ = false;
     small_worlds_next_ = boxes.worlds != nullptr && worlds_are_small(frame.summary);
@@ -350,8 +402,11 @@ class CudaSweep final : public SweepBackend {
   // their scan, the candidate tests) and another wait; and if the pair buffer overflowed, the
   // tests again into one of the counted size. Returns the frame's counters as read back.
   kernels::FrameCounters list_and_sweep(const kernels::BoxView& boxes, std::uint32_t count,
-                                        bool cells, sort::Algorithm sort_algorithm,
+                                        bool cells, sort::Algorithm sort_algorithm, bool keep,
                                         StreamHandle stream) {
+    if (keep) listed_boxes_.resize_discarding(count);
+    const kernels::KeptListing kept = keep ? kernels::KeptListing{listed_boxes_.data(), margin_}
+                                           : kernels::KeptListing{nullptr, 0.0f};
     // Room for the listings: as many as the buffers held, and at first three a box (a box
     // about half a cell wide is listed in 2.25 cells on average); for pairs, as many as the
     // buffer held, and at first four a listing of the last frame or a box.
@@ -376,10 +431,10 @@ class CudaSweep final : public SweepBackend {
                                      stream);
       }
       if (count > 0) {
-        list_boxes(count, stream);
+        list_boxes(count, kept, stream);
         list_in_cells(cells || boxes.worlds != nullptr, boxes.worlds != nullptr, count,
-                      sort_algorithm, stream);
-        sweep(boxes, cells, long_listings_.data(), stream);
+                      sort_algorithm, kept.margin, stream);
+        sweep(boxes, cells, false, long_listings_.data(), stream);
       }
       counters = &read_frame(stream);
       if (counters->listings > kernels::kMaxListings) throw too_many_listings(counters->listings);
@@ -387,22 +442,138 @@ class CudaSweep final : public SweepBackend {
       room = counters->listings;
     }
     listing_count_ = static_cast<std::uint32_t>(counters->listings);
+    return finish_sweep(*counters, boxes, cells, false, stream);
+  }
+
+  // After the sweep and the frame's wait (`counters`): if some runs were long, the rest of
+  // them and another wait; if the pair buffer overflowed, the tests again into one of the
+  // counted size. Returns the frame's counters as read back last.
+  kernels::FrameCounters finish_sweep(const kernels::FrameCounters& swept,
+                                      const kernels::BoxView& boxes, bool cells, bool drifted,
+                                      StreamHandle stream) {
+    const kernels::FrameCounters* counters = &swept;
     long_count_ = static_cast<std::uint32_t>(counters->long_runs);
     if (long_count_ > 0) {
-      count_long_runs(stream);
+      count_long_runs(drifted, stream);
       test_long_runs(boxes, cells, stream);
       counters = &read_frame(stream);
     }
     if (counters->pairs > pairs_.size()) {
       pairs_.resize_discarding(counters->pairs);
       zero_sweep_counts(false, stream);  // the list of long runs stays as it is
-      sweep(boxes, cells, nullptr, stream);
+      sweep(boxes, cells, drifted, nullptr, stream);
       if (long_count_ > 0) test_long_runs(boxes, cells, stream);
       counters = &read_frame(stream);
     }
     pair_count_ = counters->pairs;
     candidate_count_ = counters->candidates + (long_count_ > 0 ? counters->long_candidates : 0);
     return *counters;
+  }
+
+  // Marks the listing of the frame just swept (`frame`, listed with margin_) as kept for the
+  // next frame, with the drift along the axis it allows: margin_ cells in mean box extents.
+  void keep_listing(const kernels::FrameCounters& frame, const FrameRequest& request) {
+    if (frame.first_bad_world != BoxSummary::kNoBox ||
+        (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject)) {
+      return;  // the frame fails
+    }
+    listing_kept_ = true;
+    kept_request_ = request;
+    frames_on_listing_ = 0;
+    const int axis = frame.plan.axis;
+    const double mean_extent =
+        frame.summary.valid > 0
+            ? frame.summary.extent_sum[axis] / static_cast<double>(frame.summary.valid)
+            : 0.0;
+    drift_allowed_ = static_cast<float>(double{margin_} * kMeanSizesPerCell * mean_extent);
+  }
+
+  // A frame on the listing the frame before kept (see sweep_kernels.cuh): the boxes checked
+  // against their listed cells and packed, the listings' records refreshed with their bounds,
+  // the sweep with runs that reach twice the drift further, and the frame's wait. Nothing
+  // when a box left its cells: the whole frame runs then. A frame whose minima drifted past
+  // what the margin allows is swept, and the next frame lists the boxes afresh. When a listing
+  // ends, the margin of the next adapts to how many frames it served.
+  std::optional<kernels::FrameCounters> sweep_kept_listing(const kernels::BoxView& boxes,
+                                                           std::uint32_t count,
+                                                           const FrameRequest& request,
+                                                           StreamHandle stream) {
+    kernels::FrameCounters* frame = frame_.data();
+    static_assert(
+        offsetof(kernels::FrameCounters, stale) ==
+                offsetof(kernels::FrameCounters, long_runs) + sizeof(unsigned long long) &&
+            offsetof(kernels::FrameCounters, drift_bits) ==
+                offsetof(kernels::FrameCounters, stale) + sizeof(std::uint32_t),
+        "the sweep's counts, stale and drift lie together");
+    {
+      auto timer = timed("keys", stream);
+      rsw::detail::fill_bytes_zero(
+          &frame->candidates, 3 * sizeof(unsigned long long) + 2 * sizeof(std::uint32_t), stream);
+      const auto check = kernels::check_listing;
+      const unsigned int blocks =
+          std::clamp(blocks_for((std::size_t{count} + kernels::kSummarizeBoxes - 1) /
+                                kernels::kSummarizeBoxes),
+                     1u, resident_blocks(check));
+      check<<<blocks, kThreads, 0, stream>>>(boxes, count, frame, packed_.data(),
+                                             listed_boxes_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching check_listing");
+    }
+    {
+      auto timer = timed("list", stream);
+      kernels::regather_listings<<<blocks_for(listing_count_), kThreads, 0, stream>>>(
+          packed_.data(), frame, listing_count_, listing_records_.data());
+      RSW_CUDA_CHECK_LAUNCH("launching regather_listings");
+    }
+    const bool cells = request.mode == SweepMode::Cells;
+    sweep(boxes, cells, true, long_listings_.data(), stream);
+    const kernels::FrameCounters& swept = read_frame(stream);
+    if (swept.stale != 0) {
+      adapt_margin(frames_on_listing_ + 1, false);
+      return std::nullopt;
+    }
+    const bool drifted_far = std::bit_cast<float>(swept.drift_bits) > drift_allowed_;
+    swept_whole_ = false;
+    by_runs_ = false;
+    const kernels::FrameCounters counters = finish_sweep(swept, boxes, cells, true, stream);
+    const bool costly = costs_too_many_candidates(count);
+    if (costly || drifted_far) {
+      adapt_margin(frames_on_listing_ + 1, costly);
+    } else {
+      listing_kept_ = true;
+      ++frames_on_listing_;
+    }
+    return counters;
+  }
+
+  // Whether the frame just swept (listed with a margin, or on a kept listing) tested more
+  // candidates than the last frame listed without one and kExtraCandidatesPerBox a box; notes
+  // in listing_room_ whether it tested fewer than half that many more.
+  bool costs_too_many_candidates(std::uint32_t count) {
+    const double allowed = kExtraCandidatesPerBox * count;
+    const double extra =
+        static_cast<double>(candidate_count_) - static_cast<double>(plain_candidates_);
+    if (extra > allowed / 2) listing_room_ = false;
+    return extra > allowed;
+  }
+
+  // The margin for the next listing kept, as one ends after serving `frames` frames (0: the
+  // frame that listed it already cost too much): narrower when its candidates cost too much
+  // or it served many frames, wider when it served few and its candidates left room. Listings
+  // stop for kFramesBetweenKeptListings frames when the narrowest cost too much, or when the
+  // widest (or one without room) served few.
+  void adapt_margin(std::uint32_t frames, bool too_many_candidates) {
+    if (too_many_candidates || frames > kFramesOnListingPlenty) {
+      if (too_many_candidates && margin_ <= kLeastMargin) {
+        frames_to_kept_listing_ = kFramesBetweenKeptListings;
+      }
+      margin_ = std::max(margin_ / 2, kLeastMargin);
+    } else if (frames < kFramesOnListingWanted) {
+      if (margin_ >= kMostMargin || !listing_room_) {
+        frames_to_kept_listing_ = kFramesBetweenKeptListings;
+      } else {
+        margin_ = std::min(2 * margin_, kMostMargin);
+      }
+    }
   }
 
   // Whether a frame's worlds are small enough (kSmallWorldBoxes) for the next frame to sweep
@@ -453,12 +624,12 @@ class CudaSweep final : public SweepBackend {
 
   // The sorted boxes' records and their listings, numbered in sorted order, into room for as
   // many as the listing buffers hold.
-  void list_boxes(std::uint32_t count, StreamHandle stream) {
+  void list_boxes(std::uint32_t count, const kernels::KeptListing& kept, StreamHandle stream) {
     auto timer = timed("list", stream);
     sorted_.resize_discarding(count);
     kernels::gather_boxes<<<blocks_for(count), kThreads, 0, stream>>>(
         packed_.data(), order_.data(), count, frame_.data(), sorted_.data(), listing_scan_,
-        {listing_cells_.data(), listing_boxes_.data(), listing_cells_.size()});
+        {listing_cells_.data(), listing_boxes_.data(), listing_cells_.size()}, kept);
     RSW_CUDA_CHECK_LAUNCH("launching gather_boxes");
   }
 
@@ -469,7 +640,7 @@ class CudaSweep final : public SweepBackend {
   // sizes them by, and the cell ids' bits are bounded by the boxes' number rather than by the
   // plan (with worlds, by kCellBits: the sort skips the digits all cells share).
   void list_in_cells(bool cells, bool worlds, std::uint32_t boxes, sort::Algorithm sort_algorithm,
-                     StreamHandle stream) {
+                     float margin, StreamHandle stream) {
     const auto room = static_cast<std::uint32_t>(listing_cells_.size());
     auto timer = timed("list", stream);
     if (cells) {
@@ -481,7 +652,7 @@ class CudaSweep final : public SweepBackend {
            .device_count = &frame_.data()->listings});
     }
     kernels::gather_listings<<<blocks_for(room), kThreads, 0, stream>>>(
-        sorted_.data(), listing_cells_.data(), listing_boxes_.data(), frame_.data(), room,
+        sorted_.data(), listing_cells_.data(), listing_boxes_.data(), frame_.data(), room, margin,
         listing_records_.data());
     RSW_CUDA_CHECK_LAUNCH("launching gather_listings");
   }
@@ -499,16 +670,17 @@ class CudaSweep final : public SweepBackend {
                                  (long_runs ? 3 : 2) * sizeof(unsigned long long), stream);
   }
 
-  // sweep_cells, the variant for the mode and filter bits; long runs listed in
-  // `long_listings` unless it is null. With worlds, meet_shared after it.
-  void sweep(const kernels::BoxView& boxes, bool cells, std::uint32_t* long_listings,
+  // sweep_cells, the variant for the mode, filter bits and whether the listing is a kept one
+  // (`drifted`); long runs listed in `long_listings` unless it is null. With worlds,
+  // meet_shared after it.
+  void sweep(const kernels::BoxView& boxes, bool cells, bool drifted, std::uint32_t* long_listings,
              StreamHandle stream) {
     auto timer = timed("sweep", stream);
     const auto room = static_cast<std::uint32_t>(listing_records_.size());
-    for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
+    const auto launch_sweep = [&](auto cells_mode, auto filter_bits, auto drifted_listing) {
       constexpr bool kCells = decltype(cells_mode)::value;
       constexpr bool kFilters = decltype(filter_bits)::value;
-      const auto kernel = kernels::sweep_cells<kCells, kFilters>;
+      const auto kernel = kernels::sweep_cells<kCells, kFilters, decltype(drifted_listing)::value>;
       kernel<<<resident_blocks(kernel), kThreads, 0, stream>>>(listing_records_.data(), room, boxes,
                                                                frame_.data(), pairs_.data(),
                                                                pairs_.size(), long_listings);
@@ -518,11 +690,16 @@ class CudaSweep final : public SweepBackend {
       shared<<<resident_blocks(shared), kThreads, 0, stream>>>(
           listing_records_.data(), room, boxes, frame_.data(), pairs_.data(), pairs_.size());
       RSW_CUDA_CHECK_LAUNCH("launching meet_shared");
+    };
+    for_variant(cells, boxes, [&](auto cells_mode, auto filter_bits) {
+      if (drifted) return launch_sweep(cells_mode, filter_bits, std::true_type{});
+      launch_sweep(cells_mode, filter_bits, std::false_type{});
     });
   }
 
   // The candidates of the long runs past their first kSweepSteps, counted and numbered.
-  void count_long_runs(StreamHandle stream) {
+  // On a kept listing (`drifted`), by its keys (see sweep_extents).
+  void count_long_runs(bool drifted, StreamHandle stream) {
     const std::uint32_t runs = long_count_;
     auto timer = timed("sweep", stream);
     candidate_counts_.resize_discarding(std::size_t{runs} + 1);
@@ -530,7 +707,7 @@ class CudaSweep final : public SweepBackend {
     rsw::detail::fill_bytes_zero(candidate_counts_.data() + runs, sizeof(std::uint32_t), stream);
     kernels::sweep_extents<<<blocks_for(runs), kThreads, 0, stream>>>(
         listing_records_.data(), listing_count_, long_listings_.data(), runs, kernels::kSweepSteps,
-        candidate_counts_.data());
+        drifted ? listed_boxes_.data() : nullptr, frame_.data(), candidate_counts_.data());
     RSW_CUDA_CHECK_LAUNCH("launching sweep_extents");
     scan(candidate_counts_, candidate_offsets_, runs, &frame_.data()->long_candidates, stream);
   }
@@ -716,7 +893,22 @@ class CudaSweep final : public SweepBackend {
   WorldRuns world_runs_;
   std::uint32_t frames_to_runs_ = 0;
   bool swept_whole_ = false;  // this frame swept worlds whole: no cells
-  bool by_runs_ = false;      // and did so by their runs: no sort of every box
+  // The listing kept for the frames after: what it remembers of each box, whether the next
+  // frame may sweep it (and for what request it was made), how many frames it served, and
+  // how far the minima may drift from their keys before the boxes are listed afresh. The
+  // margin of the next listing kept, and frames until listings are kept again.
+  DeviceBuffer<kernels::ListedBox> listed_boxes_;
+  bool listing_kept_ = false;
+  FrameRequest kept_request_;
+  std::uint32_t frames_on_listing_ = 0;
+  bool listing_room_ = true;  // its frames tested at most half the extra candidates allowed
+  // The candidates of the last frame listed without a margin, and its request.
+  std::size_t plain_candidates_ = 0;
+  FrameRequest plain_request_;
+  float drift_allowed_ = 0;
+  float margin_ = kFirstMargin;
+  std::uint32_t frames_to_kept_listing_ = 0;
+  bool by_runs_ = false;  // and did so by their runs: no sort of every box
   DeviceBuffer<std::uint32_t> keys_;
   DeviceBuffer<std::uint32_t> key_boxes_;  // the sort's values: each key's box
   DeviceBuffer<kernels::SweepRecord> sorted_;

@@ -23,6 +23,21 @@
 // which stay in L2), and gather_boxes reads each packed box once, in sorted order. Temporal
 // coherence: keys staged in last frame's order are nearly sorted, so the sort is a presort
 // of tiles and an order check (see SortOptions::nearly_sorted).
+//
+// A frame on a kept listing (boxes that moved little since the frame that listed them):
+//
+//   check_listing -> regather_listings -> sweep_cells<.., kDrifted> [-> the long runs' path]
+//
+// A listing kept for the frames after lists each box in the cells of its bounds widened by a
+// margin, and remembers per box the cells and its sort key (ListedBox). A later frame checks
+// that every box still lies in its cells and pairs exactly when it is listed; its listings
+// are then still the right ones and each cell's listings are still in key order, while their
+// minima have moved from their keys by at most the frame's drift D. A run then ends where a
+// minimum passes the listing's maximum by 2D: every listing after has a key above the
+// maximum plus D, so a minimum above the maximum. Each pair of overlapping boxes is still
+// reported once, in the cell where their widened ranges start (is_home_cell on the listed
+// places). A box that left its cells makes the frame stale: its kernels after the check do
+// nothing, and the host runs the whole frame.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -129,12 +144,15 @@ struct BoxView {
 /// Device state of one frame, read back by the host at its two waits. Nothing resets it at
 /// the start of a frame: summarize_boxes' last block does, once the summary is complete.
 struct FrameCounters {
-  BoxSummary summary;                  ///< this frame's
-  FramePlan plan;                      ///< this frame's
-  std::uint64_t listings;              ///< (cell, box) entries (the cell sort's count)
-  unsigned long long candidates;       ///< sweep_cells' candidates (at most kSweepSteps a listing)
-  unsigned long long pairs;            ///< pairs found; more than the buffer holds means: again
-  unsigned long long long_runs;        ///< listings with more than kSweepSteps candidates
+  BoxSummary summary;             ///< this frame's
+  FramePlan plan;                 ///< this frame's
+  std::uint64_t listings;         ///< (cell, box) entries (the cell sort's count)
+  unsigned long long candidates;  ///< sweep_cells' candidates (at most kSweepSteps a listing)
+  unsigned long long pairs;       ///< pairs found; more than the buffer holds means: again
+  unsigned long long long_runs;   ///< listings with more than kSweepSteps candidates
+  std::uint32_t stale;            ///< a frame on a kept listing: some box left its cells
+  std::uint32_t drift_bits;       ///< a frame on a kept listing: the largest distance of a listed
+                                  ///< box's minimum on the sweep axis from its key (float bits)
   unsigned long long long_candidates;  ///< the rest of the long runs' candidates
   unsigned long long shared_listings;  ///< listings of kAllWorlds boxes (the last slot's)
   std::uint32_t first_bad_world;       ///< the first box with a world id out of range, or
@@ -198,6 +216,25 @@ struct alignas(16) SweepRecord {
 
 static_assert(sizeof(PackedBox) == 32 && sizeof(SweepRecord) == 32, "one sector a record");
 
+/// What a listing kept for the frames after remembers of a box, by the user's index (written
+/// by gather_boxes, read by check_listing): the key it was sorted by (its minimum on the
+/// sweep axis then), the cells it is listed in, and whether it is listed at all. 16 bytes.
+struct alignas(16) ListedBox {
+  float key;
+  std::uint32_t cells_u;  ///< u0 | u1 << 16 (kMaxCellsPerAxis cells an axis fit 16 bits)
+  std::uint32_t cells_v;  ///< v0 | v1 << 16
+  std::uint32_t listed;   ///< 1 when listed, 0 when it pairs with nothing
+};
+static_assert(kMaxCellsPerAxis <= 0x10000u, "a cell index fits 16 bits");
+
+/// Where gather_boxes keeps what a later frame on its listing checks: the boxes' ListedBox
+/// records (null: the listing is not kept) and the margin, in cells, by which each box's
+/// bounds across are widened before it is listed (0 when not kept).
+struct KeptListing {
+  ListedBox* boxes;
+  float margin;
+};
+
 __device__ inline SweepRecord load_record(const SweepRecord* records, std::size_t i) {
   const auto* words = reinterpret_cast<const float4*>(records + i);
   const float4 across = words[0];
@@ -233,6 +270,20 @@ __device__ inline void store_record(SweepRecord* records, std::size_t i, const S
 /// the sweep axis. Once a listing is out of e's run, so are all after it.
 __device__ inline bool in_run(const SweepRecord& e, const SweepRecord& f) {
   return ((e.place ^ f.place) & kCellBits) == 0 && f.min_s <= e.max_s;
+}
+
+/// in_run on a kept listing whose minima drifted from their keys: listing f, after listing e,
+/// is in e's run while it is in e's cell and its minimum is <= `reach`, e's maximum plus twice
+/// the drift (rounded up). Once a listing is out of it, no listing after it overlaps e on the
+/// sweep axis (see the file's head); some inside it do not either.
+__device__ inline bool in_reach(const SweepRecord& e, float reach, const SweepRecord& f) {
+  return ((e.place ^ f.place) & kCellBits) == 0 && f.min_s <= reach;
+}
+
+/// Whether listings e and f overlap on the sweep axis. Implied inside a run of listings in
+/// minimum order; tested where the minima drifted.
+__device__ inline bool overlap_along(const SweepRecord& e, const SweepRecord& f) {
+  return f.min_s <= e.max_s && e.min_s <= f.max_s;
 }
 
 /// `summary` merged over the lanes of the warp: lane 0 ends with the warp's.
@@ -332,6 +383,8 @@ __global__ void __launch_bounds__(kThreads)
   frame->candidates = 0;
   frame->pairs = 0;
   frame->long_runs = 0;
+  frame->stale = 0;
+  frame->drift_bits = 0;
   frame->long_candidates = 0;
   frame->shared_listings = 0;
 }
@@ -360,6 +413,22 @@ __device__ inline CellRange cells_of(const CellGrid& grid, const SweepRecord& bo
   return grid.cells_of(box.min_u, box.max_u, box.min_v, box.max_v);
 }
 
+/// A box's lowest bounds across widened by `margin` cells (rounded down): its listed cells
+/// start at their cells. gather_boxes and gather_listings compute them alike.
+__device__ inline float2 widened_low(const CellGrid& grid, const SweepRecord& box, float margin) {
+  return make_float2(__fsub_rd(box.min_u, __fdiv_ru(margin, grid.inverse_cell_u)),
+                     __fsub_rd(box.min_v, __fdiv_ru(margin, grid.inverse_cell_v)));
+}
+
+/// The cells a box is listed in: those of its bounds across widened by `margin` cells on
+/// each side (rounded outwards), so that it may move that far and stay in them.
+__device__ inline CellRange listed_cells(const CellGrid& grid, const SweepRecord& box,
+                                         float margin) {
+  const float2 low = widened_low(grid, box, margin);
+  return grid.cells_of(low.x, __fadd_ru(box.max_u, __fdiv_ru(margin, grid.inverse_cell_u)), low.y,
+                       __fadd_ru(box.max_v, __fdiv_ru(margin, grid.inverse_cell_v)));
+}
+
 /// Block b, thread t: sorted box i = b * kThreads + t is the packed box the sort put there
 /// (sorted_boxes[i], the frame's order), written as a sweep record, and listed in each cell it
 /// covers (none if it pairs with nothing). The listings are numbered in sorted order by a
@@ -367,10 +436,12 @@ __device__ inline CellRange cells_of(const CellGrid& grid, const SweepRecord& bo
 /// numbered in launch order), so the cell sort finds them in minimum order; the last block
 /// stores the total in frame->listings. Listings past out.capacity are counted, not written.
 /// A box's listings are in its world's cells (see WorldCells); a kAllWorlds box's are counted
-/// in frame->shared_listings.
+/// in frame->shared_listings. A listing kept for the frames after (kept.boxes) lists each box
+/// in the cells of its bounds widened by kept.margin cells and remembers them with its key.
 __global__ void __launch_bounds__(kThreads)
     gather_boxes(const PackedBox* packed, const std::uint32_t* sorted_boxes, std::uint32_t count,
-                 FrameCounters* frame, SweepRecord* sorted, ListingTiles tiles, ListingOut out) {
+                 FrameCounters* frame, SweepRecord* sorted, ListingTiles tiles, ListingOut out,
+                 KeptListing kept) {
   using BlockScan = cub::BlockScan<unsigned long long, kThreads>;
   using TilePrefix = cub::TilePrefixCallbackOp<unsigned long long, cuda::std::plus<>, ListingTiles>;
   __shared__ typename BlockScan::TempStorage scan_storage;
@@ -404,11 +475,15 @@ __global__ void __launch_bounds__(kThreads)
                              0u};  // placed when listed
     store_record(sorted, i, record);
     if (pairs) {
-      range = cells_of(grid, record);
+      range = listed_cells(grid, record, kept.margin);
       listings = range.size();
       if (worlds.is_shared(worlds.cell(0, world))) {
         atomicAdd(&frame->shared_listings, static_cast<unsigned long long>(listings));
       }
+    }
+    if (kept.boxes != nullptr) {
+      kept.boxes[box] = {record.min_s, range.u0 | range.u1 << 16, range.v0 | range.v1 << 16,
+                         pairs ? 1u : 0u};
     }
   }
   unsigned long long first = 0;
@@ -439,12 +514,14 @@ __global__ void __launch_bounds__(kThreads)
 }
 
 /// Thread e: copies the record of the sorted box listing e names into listing order, placed
-/// in the listing's cell. The listings are counted on the device (see listed); the grid is
-/// sized for their room. (A grid of resident blocks striding over the listings, two at once
-/// for more loads in flight, was 3% slower at 1M and 35% at 10M on an H100.)
+/// in the listing's cell (whether it is the box's first is judged by its bounds widened by
+/// `margin` cells, as gather_boxes listed it). The listings are counted on the device (see
+/// listed); the grid is sized for their room. (A grid of resident blocks striding over the
+/// listings, two at once for more loads in flight, was 3% slower at 1M and 35% at 10M on an
+/// H100.)
 __global__ void gather_listings(const SweepRecord* sorted, const std::uint32_t* listing_cells,
                                 const std::uint32_t* listing_boxes, const FrameCounters* frame,
-                                std::uint32_t room, SweepRecord* records) {
+                                std::uint32_t room, float margin, SweepRecord* records) {
   const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
   if (e >= listed(frame, room)) return;
   const CellGrid& grid = frame->plan.grid;
@@ -453,22 +530,130 @@ __global__ void gather_listings(const SweepRecord* sorted, const std::uint32_t* 
   const std::uint32_t grid_cell = frame->plan.worlds.grid_cell(cell);
   const std::uint32_t cell_u = grid_cell / grid.cells_v;
   const std::uint32_t cell_v = grid_cell - cell_u * grid.cells_v;
-  box.place = place_of(cell, grid.cell_u(box.min_u) == cell_u, grid.cell_v(box.min_v) == cell_v);
+  const float2 low = widened_low(grid, box, margin);
+  box.place = place_of(cell, grid.cell_u(low.x) == cell_u, grid.cell_v(low.y) == cell_v);
   store_record(records, e, box);
+}
+
+/// The drift of a frame on a kept listing (see FrameCounters::drift_bits); 0 otherwise.
+__device__ inline float drift_of(const FrameCounters* frame) {
+  return __uint_as_float(frame->drift_bits);
+}
+
+/// How far past a listing's maximum its run may reach in a frame of `drift`: 2 drift (rounded
+/// up); 0 when the listings are in minimum order.
+__device__ inline float reach_of(float drift) {
+  return __fadd_ru(drift, drift);
+}
+
+/// A frame on a kept listing, persistent grid: each thread reads a strided share of the boxes,
+/// packs each into `packed` (as summarize_boxes) for regather_listings, and checks it against
+/// what the listing remembers of it: it pairs with something (valid, category not 0) exactly
+/// when it is listed, and its cells across lie within its listed cells. A box that fails makes
+/// the frame stale (frame->stale). The largest distance of a listed box's minimum on the sweep
+/// axis from its key (rounded up) is merged into frame->drift_bits (non-negative floats order
+/// as their bits): a warp's by shuffles, then one atomic a block. The host zeroes both, and the
+/// sweep's counts, before it launches this.
+__global__ void __launch_bounds__(kThreads)
+    check_listing(BoxView boxes, std::uint32_t count, FrameCounters* frame, PackedBox* packed,
+                  const ListedBox* listed) {
+  __shared__ float warp_drifts[kThreads / 32];
+  const FramePlan& plan = frame->plan;
+  const CellGrid& grid = plan.grid;
+  float drift = 0.0f;
+  bool stale = false;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t first = blockIdx.x * blockDim.x + threadIdx.x; first < count;
+       first += kSummarizeBoxes * stride) {
+    float low[kSummarizeBoxes][3];
+    float high[kSummarizeBoxes][3];
+    ListedBox was[kSummarizeBoxes];
+#pragma unroll
+    for (int k = 0; k < kSummarizeBoxes; ++k) {  // the loads first: all in flight at once
+      const std::uint64_t box = first + k * stride;
+      if (box < count) {
+        boxes.load(static_cast<std::uint32_t>(box), low[k], high[k]);
+        was[k] = listed[box];
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kSummarizeBoxes; ++k) {
+      const std::uint64_t at = first + k * stride;
+      if (at >= count) break;
+      const auto box = static_cast<std::uint32_t>(at);
+      const bool valid = box_is_valid(low[k], high[k]);
+      const std::uint32_t category = valid ? boxes.category(box) : 0u;
+      if ((category != 0) != (was[k].listed != 0)) stale = true;
+      if (category != 0 && was[k].listed != 0) {
+        const CellRange cells =
+            grid.cells_of(on_axis(low[k], grid.axis_u), on_axis(high[k], grid.axis_u),
+                          on_axis(low[k], grid.axis_v), on_axis(high[k], grid.axis_v));
+        if (cells.u0 < (was[k].cells_u & 0xFFFFu) || cells.u1 > was[k].cells_u >> 16 ||
+            cells.v0 < (was[k].cells_v & 0xFFFFu) || cells.v1 > was[k].cells_v >> 16) {
+          stale = true;
+        }
+        const float minimum = on_axis(low[k], plan.axis);
+        drift = fmaxf(drift, fmaxf(__fsub_ru(minimum, was[k].key), __fsub_ru(was[k].key, minimum)));
+      }
+      auto* words = reinterpret_cast<float4*>(packed + box);
+      words[0] = make_float4(low[k][0], low[k][1], low[k][2], high[k][0]);
+      words[1] = make_float4(high[k][1], high[k][2], __uint_as_float(category), 0.0f);
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2)
+    drift = fmaxf(drift, __shfl_down_sync(0xFFFFFFFFu, drift, offset));
+  if (threadIdx.x % 32 == 0) warp_drifts[threadIdx.x / 32] = drift;
+  const bool block_stale = __syncthreads_or(stale) != 0;
+  if (threadIdx.x != 0) return;
+  for (int warp = 1; warp < kThreads / 32; ++warp)
+    drift = fmaxf(drift, warp_drifts[warp]);
+  if (drift > 0.0f) atomicMax(&frame->drift_bits, __float_as_uint(drift));
+  if (block_stale) atomicOr(&frame->stale, 1u);
+}
+
+/// A frame on a kept listing, thread e: listing e's record with its box's bounds of this frame
+/// (from `packed`), its box and place kept. Nothing when the frame is stale.
+__global__ void regather_listings(const PackedBox* packed, const FrameCounters* frame,
+                                  std::uint32_t room, SweepRecord* records) {
+  const std::uint32_t e = blockIdx.x * blockDim.x + threadIdx.x;
+  if (e >= listed(frame, room) || frame->stale != 0) return;
+  const FramePlan& plan = frame->plan;
+  const float4 kept = reinterpret_cast<const float4*>(records + e)[1];
+  const std::uint32_t box = __float_as_uint(kept.z);
+  const auto* words = reinterpret_cast<const float4*>(packed + box);
+  const float4 first = words[0];
+  const float4 second = words[1];
+  const float low[3] = {first.x, first.y, first.z};
+  const float high[3] = {first.w, second.x, second.y};
+  const int u = plan.grid.axis_u;
+  const int v = plan.grid.axis_v;
+  store_record(records, e,
+               {on_axis(low, u), on_axis(high, u), on_axis(low, v), on_axis(high, v),
+                on_axis(low, plan.axis), on_axis(high, plan.axis), box, __float_as_uint(kept.w)});
 }
 
 /// Thread i: for listing e = long_listings[i], the number of listings after e in its cell
 /// whose minimum is <= e's maximum (its candidates), less the first `skip` of them (which
 /// sweep_cells tested). They are a run, since a cell's listings are sorted by minimum: a
-/// galloping search finds its end in O(log run) reads however long the run is.
+/// galloping search finds its end in O(log run) reads however long the run is. On a kept
+/// listing (`kept` not null) the minima have drifted out of order, and the run is that of
+/// the keys, which are in order: the listings whose key is <= e's maximum plus the drift,
+/// which holds every listing whose minimum is <= e's maximum.
 __global__ void sweep_extents(const SweepRecord* listings, std::uint32_t count,
                               const std::uint32_t* long_listings, std::uint32_t long_count,
-                              std::uint32_t skip, std::uint32_t* candidate_counts) {
+                              std::uint32_t skip, const ListedBox* kept, const FrameCounters* frame,
+                              std::uint32_t* candidate_counts) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= long_count) return;
   const std::uint32_t e = long_listings[i];
   const SweepRecord record_e = load_record(listings, e);
-  const auto in_e_run = [&](std::uint64_t f) { return in_run(record_e, load_record(listings, f)); };
+  const float key_reach = __fadd_ru(record_e.max_s, drift_of(frame));
+  const auto in_e_run = [&](std::uint64_t f) {
+    const SweepRecord record_f = load_record(listings, f);
+    if (kept == nullptr) return in_run(record_e, record_f);
+    return ((record_e.place ^ record_f.place) & kCellBits) == 0 &&
+           kept[record_f.box].key <= key_reach;
+  };
   std::uint64_t inside = e;  // the last listing known to be in the run (e itself: trivially)
   std::uint64_t step = 1;
   std::uint64_t outside = e + step;  // the first listing known not to be, once found
@@ -585,12 +770,20 @@ __device__ inline void prefetch_chunk(const SweepRecord* listings, std::uint32_t
 /// test the rest of it. Without `long_listings` (a second sweep after the pair buffer grew, the
 /// list already made) long runs are only left. Pairs gather in a warp buffer in shared memory
 /// and are appended a buffer at a time. The listings are counted on the device (see listed).
-template <bool kCells, bool kFilters>
+/// kDrifted: a frame on a kept listing, whose runs reach 2 drift further (in_reach) and whose
+/// candidates are tested on the sweep axis too; nothing when the frame is stale.
+template <bool kCells, bool kFilters, bool kDrifted>
 __global__ void __launch_bounds__(kThreads)
     sweep_cells(const SweepRecord* listings, std::uint32_t room, BoxView filters,
                 FrameCounters* frame, Pair* pairs, unsigned long long capacity,
                 std::uint32_t* long_listings) {
+  if (kDrifted && frame->stale != 0) return;
   const std::uint32_t count = listed(frame, room);
+  const float reach = kDrifted ? reach_of(drift_of(frame)) : 0.0f;
+  // Whether f is in e's run: for a kept listing, within e's reach (`e_reach`).
+  const auto runs_on = [&](const SweepRecord& e, float e_reach, const SweepRecord& f) {
+    return kDrifted ? in_reach(e, e_reach, f) : in_run(e, f);
+  };
   constexpr unsigned int kAll = 0xFFFFFFFFu;
   constexpr int kWarps = kThreads / 32;
   constexpr int kUnroll = kSweepUnroll;
@@ -611,6 +804,7 @@ __global__ void __launch_bounds__(kThreads)
     bool active = e < count;
     SweepRecord record_e{};
     if (active) record_e = load_record(listings, e);
+    const float e_reach = kDrifted ? __fadd_ru(record_e.max_s, reach) : record_e.max_s;
     bool long_run = false;    // whether e's run goes on after kSweepSteps candidates
     std::uint32_t f = e + 1;  // the next candidate
     while (__any_sync(kAll, active)) {
@@ -625,8 +819,9 @@ __global__ void __launch_bounds__(kThreads)
       Pair pair[kUnroll];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) {
-        run[k] = run[k] && in_run(record_e, record[k]);
-        hit[k] = run[k] && overlap_across(record_e, across_of(record[k])) &&
+        run[k] = run[k] && runs_on(record_e, e_reach, record[k]);
+        hit[k] = run[k] && (!kDrifted || overlap_along(record_e, record[k])) &&
+                 overlap_across(record_e, across_of(record[k])) &&
                  is_reported<kCells, kFilters>(record_e, record[k], filters);
         pair[k] = record_e.box < record[k].box ? Pair{record_e.box, record[k].box}
                                                : Pair{record[k].box, record_e.box};
@@ -637,7 +832,7 @@ __global__ void __launch_bounds__(kThreads)
           active = false;  // the run ended here
         } else if ((f += kUnroll) - e > kSweepSteps) {
           active = false;  // the steps are spent: is there more?
-          long_run = f < count && in_run(record_e, load_record(listings, f));
+          long_run = f < count && runs_on(record_e, e_reach, load_record(listings, f));
         }
       }
 #pragma unroll
@@ -1006,7 +1201,8 @@ __global__ void __launch_bounds__(kThreads, kTestBlocksPerMultiprocessor)
         const auto f = static_cast<std::uint32_t>(e + 1 + skip + (t - candidate_offsets[i]));
         if (overlap_across(record_e, load_across(listings, f))) {
           const SweepRecord record_f = load_record(listings, f);
-          if (is_reported<kCells, kFilters>(record_e, record_f, filters)) {
+          if (overlap_along(record_e, record_f) &&
+              is_reported<kCells, kFilters>(record_e, record_f, filters)) {
             hit[k] = true;
             found[k] = record_e.box < record_f.box ? Pair{record_e.box, record_f.box}
                                                    : Pair{record_f.box, record_e.box};
