@@ -236,6 +236,39 @@ TEST(BroadPhaseKeptListing, BoxesTurningInvalidOrFilteredOutAreSeenInTheFrame) {
   EXPECT_TRUE(same_pair_set(oracle_pairs(boxes), rejecting.find_pairs())) << "seed " << seed;
 }
 
+TEST(BroadPhaseKeptListing, NothingListedOrABoxOutOfEveryPairTurningInvalidIsSeen) {
+  RSW_REQUIRE_CUDA_DEVICE();
+  // Every box invalid and excluded, frame after frame: nothing listed, no listing kept.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<physics::Aabb> invalid(1'001, physics::Aabb{{0, 0, 0}, {nan, 1, 1}});
+  physics::BroadPhase excluding(
+      {.backend = rsw::Backend::Cuda, .invalid_boxes = physics::InvalidBoxes::Exclude});
+  for (int frame = 0; frame < 5; ++frame) {
+    excluding.update(invalid);
+    EXPECT_TRUE(excluding.find_pairs().empty()) << "frame " << frame;
+    EXPECT_EQ(excluding.stats().excluded_boxes, invalid.size()) << "frame " << frame;
+  }
+
+  // A box of category 0 is listed nowhere; turning invalid in a frame on a kept listing, it is
+  // named as in any frame.
+  const std::uint32_t seed = fresh_box_seed();
+  auto boxes = make_boxes(5'003, BoxScene::Uniform, seed);
+  std::vector<std::uint32_t> categories(boxes.size(), 1u);
+  categories[42] = 0;
+  physics::BroadPhase rejecting({.backend = rsw::Backend::Cuda});
+  for (int frame = 0; frame < 4; ++frame)
+    rejecting.update(boxes, {.categories = categories});
+  ASSERT_TRUE(rejecting.stats().listing_reused) << "seed " << seed;
+  boxes[42].min.x = nan;
+  try {
+    rejecting.update(boxes, {.categories = categories});
+    FAIL() << "accepted an invalid box of category 0";
+  } catch (const Error& error) {
+    EXPECT_EQ(error.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(std::string(error.what()).find("box 42"), std::string::npos) << error.what();
+  }
+}
+
 TEST(BroadPhaseKeptListing, PairsOutgrowingTheirBufferOnAKeptListingAreAllFound) {
   // Dense boxes that all grow a little: the frame stays on the kept listing, and its pairs
   // outgrow the buffer sized from the frames before (grown, tested again).

@@ -477,6 +477,7 @@ class CudaSweep final : public SweepBackend {
         (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject)) {
       return;  // the frame fails
     }
+    if (frame.listings == 0) return;  // nothing to sweep: a frame lists none quickly
     listing_kept_ = true;
     kept_request_ = request;
     frames_on_listing_ = 0;

@@ -218,12 +218,19 @@ static_assert(sizeof(PackedBox) == 32 && sizeof(SweepRecord) == 32, "one sector 
 
 /// What a listing kept for the frames after remembers of a box, by the user's index (written
 /// by gather_boxes, read by check_listing): the key it was sorted by (its minimum on the
-/// sweep axis then), the cells it is listed in, and whether it is listed at all. 16 bytes.
+/// sweep axis then), the cells it is listed in, whether it is listed at all and whether it was
+/// valid (a frame on the listing counts the invalid boxes the listing frame counted). 16 bytes.
 struct alignas(16) ListedBox {
   float key;
   std::uint32_t cells_u;  ///< u0 | u1 << 16 (kMaxCellsPerAxis cells an axis fit 16 bits)
   std::uint32_t cells_v;  ///< v0 | v1 << 16
-  std::uint32_t listed;   ///< 1 when listed, 0 when it pairs with nothing
+  std::uint32_t state;    ///< kListedBox | kValidBox, as they hold
+
+  static constexpr std::uint32_t kListedBox = 1;  ///< listed: it pairs with something
+  static constexpr std::uint32_t kValidBox = 2;
+  __host__ __device__ static constexpr std::uint32_t state_of(bool listed, bool valid) {
+    return (listed ? kListedBox : 0u) | (valid ? kValidBox : 0u);
+  }
 };
 static_assert(kMaxCellsPerAxis <= 0x10000u, "a cell index fits 16 bits");
 
@@ -483,7 +490,7 @@ __global__ void __launch_bounds__(kThreads)
     }
     if (kept.boxes != nullptr) {
       kept.boxes[box] = {record.min_s, range.u0 | range.u1 << 16, range.v0 | range.v1 << 16,
-                         pairs ? 1u : 0u};
+                         ListedBox::state_of(pairs, box_is_valid(low, high))};
     }
   }
   unsigned long long first = 0;
@@ -549,7 +556,8 @@ __device__ inline float reach_of(float drift) {
 /// A frame on a kept listing, persistent grid: each thread reads a strided share of the boxes,
 /// packs each into `packed` (as summarize_boxes) for regather_listings, and checks it against
 /// what the listing remembers of it: it pairs with something (valid, category not 0) exactly
-/// when it is listed, and its cells across lie within its listed cells. A box that fails makes
+/// when it is listed, it is valid exactly when it was, and its cells across lie within its
+/// listed cells. A box that fails makes
 /// the frame stale (frame->stale). The largest distance of a listed box's minimum on the sweep
 /// axis from its key (rounded up) is merged into frame->drift_bits (non-negative floats order
 /// as their bits): a warp's by shuffles, then one atomic a block. The host zeroes both, and the
@@ -583,8 +591,8 @@ __global__ void __launch_bounds__(kThreads)
       const auto box = static_cast<std::uint32_t>(at);
       const bool valid = box_is_valid(low[k], high[k]);
       const std::uint32_t category = valid ? boxes.category(box) : 0u;
-      if ((category != 0) != (was[k].listed != 0)) stale = true;
-      if (category != 0 && was[k].listed != 0) {
+      if (ListedBox::state_of(category != 0, valid) != was[k].state) stale = true;
+      if (category != 0 && (was[k].state & ListedBox::kListedBox) != 0) {
         const CellRange cells =
             grid.cells_of(on_axis(low[k], grid.axis_u), on_axis(high[k], grid.axis_u),
                           on_axis(low[k], grid.axis_v), on_axis(high[k], grid.axis_v));
