@@ -1,8 +1,10 @@
 #include "broadphase_bench.hpp"
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <random>
+#include <stdexcept>
 
 #include "box_files.hpp"
 #include "rsw/engine/device_buffer.hpp"
@@ -50,6 +52,59 @@ class DeviceInput {
   physics::DeviceAabbStore device_;
 };
 
+// The pairs `found` (of all of `boxes`) among a sample of `size` of them, those whose minimum on
+// x ranks in the stretch from the middle, checked against the CPU backend's pairs of the
+// sample alone (the same mode): their pairs among themselves are the same whoever else there
+// is. Returns the sample's pair count; a difference is an error naming the counts.
+std::size_t check_sample(const std::vector<physics::Aabb>& boxes, physics::PairView found,
+                         std::size_t size, physics::SweepMode mode) {
+  size = std::min(size, boxes.size());
+  if (size == 0) return 0;
+  std::vector<std::uint32_t> by_x(boxes.size());
+  for (std::uint32_t i = 0; i < by_x.size(); ++i)
+    by_x[i] = i;
+  const auto first = static_cast<std::ptrdiff_t>((boxes.size() - size) / 2);
+  const auto last = first + static_cast<std::ptrdiff_t>(size);
+  const auto min_x = [&](std::uint32_t i) { return boxes[i].min.x; };
+  std::ranges::nth_element(by_x, by_x.begin() + first, {}, min_x);
+  std::nth_element(by_x.begin() + first, by_x.begin() + last - 1, by_x.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return min_x(a) < min_x(b); });
+  std::vector<std::uint32_t> sample(by_x.begin() + first, by_x.begin() + last);
+  std::ranges::sort(sample);
+  by_x = {};
+  constexpr std::uint32_t kOut = 0xFFFFFFFFu;
+  std::vector<std::uint32_t> place(boxes.size(), kOut);  // a box's place in the sample
+  std::vector<physics::Aabb> sample_boxes(sample.size());
+  for (std::uint32_t k = 0; k < sample.size(); ++k) {
+    place[sample[k]] = k;
+    sample_boxes[k] = boxes[sample[k]];
+  }
+  std::vector<physics::Pair> expected;
+  {
+    physics::BroadPhase cpu({.backend = rsw::Backend::Cpu, .mode = mode});
+    cpu.update(sample_boxes);
+    for (const physics::Pair& pair : cpu.find_pairs())
+      expected.push_back({sample[pair.a], sample[pair.b]});  // sample is sorted: a < b holds
+  }
+  std::vector<physics::Pair> got;
+  for (const physics::Pair& pair : found) {
+    if (place[pair.a] != kOut && place[pair.b] != kOut) got.push_back(pair);
+  }
+  std::ranges::sort(expected);
+  std::ranges::sort(got);
+  if (got != expected) {
+    std::vector<physics::Pair> missing;
+    std::vector<physics::Pair> extra;
+    std::ranges::set_difference(expected, got, std::back_inserter(missing));
+    std::ranges::set_difference(got, expected, std::back_inserter(extra));
+    throw std::runtime_error(
+        "the frame's pairs among a sample of " + std::to_string(sample.size()) +
+        " boxes differ from the CPU backend's: " + std::to_string(missing.size()) + " missing, " +
+        std::to_string(extra.size()) + " extra, of " + std::to_string(expected.size()));
+  }
+  return expected.size();
+}
+
 Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode, bool on_device,
                bool stage_times, const BroadPhaseBenchOptions& options, bool write_pairs) {
   physics::BroadPhase broad_phase({.backend = backend, .mode = mode, .stage_times = stage_times});
@@ -87,6 +142,10 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
     listings_reused += last.listing_reused ? 1 : 0;
     profiler.end_frame();
   }
+  std::optional<std::size_t> sample_pairs;
+  if (options.check_sample > 0) {
+    sample_pairs = check_sample(boxes, broad_phase.find_pairs(), options.check_sample, mode);
+  }
   if (write_pairs) {  // the pairs of the boxes as given, not of the jittered frames
     broad_phase.update(input.boxes);
     write_pairs_csv(options.pairs_file, broad_phase.find_pairs());
@@ -112,6 +171,10 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
   row.metrics["sort_presorted"] = static_cast<double>(sorts_presorted) / frames;
   // Frames swept on a listing kept from a frame before (no sort, no listing).
   row.metrics["listing_reused"] = static_cast<double>(listings_reused) / frames;
+  if (sample_pairs) {  // checked against the CPU backend
+    row.metrics["sample_boxes"] = static_cast<double>(std::min(options.check_sample, boxes.size()));
+    row.metrics["sample_pairs"] = static_cast<double>(*sample_pairs);
+  }
   return row;
 }
 

@@ -23,6 +23,10 @@ struct BroadPhaseBenchOptions {
   std::size_t frames = 20;     ///< timed frames after warm-up
   std::size_t warmup = 3;
   std::vector<std::string> stage_times = {"on"};  ///< on, off: BroadPhaseOptions::stage_times
+  /// After the frames, the last frame's pairs among this many boxes (those whose minimum on x
+  /// ranks in a middle stretch) checked against the CPU backend's on those boxes alone; a
+  /// difference is an error. 0: no check.
+  std::size_t check_sample = 0;
 };
 
 /// A row per input and backend: ms_median of the frame, per-stage medians, counts.

@@ -197,6 +197,11 @@ int main(int argc, char** argv) {
       ->check(runs_range(0))
       ->capture_default_str();
   broadphase
+      ->add_option("--check-sample", broadphase_options.check_sample,
+                   "Check the last frame's pairs among this many boxes against the CPU backend "
+                   "(0: none)")
+      ->check(CLI::Range(std::size_t{0}, kMostBoxes));
+  broadphase
       ->add_option("--stage-times", broadphase_options.stage_times,
                    "on, off (comma list): time each stage, or only the frame (a row '-untimed')")
       ->delimiter(',')
