@@ -87,8 +87,7 @@ class CudaSweep final : public SweepBackend {
     // The listing kept by the frame before serves this one if it was made for the same boxes
     // and request; it serves no other until this frame keeps it again.
     const bool on_kept = std::exchange(listing_kept_, false) && boxes.worlds == nullptr &&
-                         count == order_.size() && request.axis == kept_request_.axis &&
-                         request.mode == kept_request_.mode;
+                         count == order_.size() && same_as_plain(request);
     std::optional<kernels::FrameCounters> kept_frame;
     if (on_kept) kept_frame = sweep_kept_listing(boxes, count, request, stream);
     const kernels::FrameCounters frame = kept_frame ? *kept_frame
@@ -310,8 +309,7 @@ class CudaSweep final : public SweepBackend {
     sort_boxes(boxes, count, request, small_worlds, stream);
     // A listing is kept for the frames after from a scene's second frame on (no worlds), once
     // a frame of the same request was listed without a margin.
-    bool keep = boxes.worlds == nullptr && order_carried_ && count > 0 &&
-                request.axis == plain_request_.axis && request.mode == plain_request_.mode;
+    bool keep = boxes.worlds == nullptr && order_carried_ && count > 0 && same_as_plain(request);
     if (keep && frames_to_kept_listing_ > 0) {
       --frames_to_kept_listing_;
       keep = false;
@@ -320,17 +318,16 @@ class CudaSweep final : public SweepBackend {
         small_worlds ? sweep_small_worlds(boxes, count, stream)
                      : list_and_sweep(boxes, count, request.mode == SweepMode::Cells, request.sort,
                                       keep, stream);
-    if (!small_worlds && !keep) {
-      plain_candidates_ = candidate_count_;
-      plain_request_ = request;
-    }
-    if (!small_worlds && keep) {
+    if (keep) {  // no worlds: listed in cells
       listing_room_ = true;
       if (costs_too_many_candidates(count)) {
         adapt_margin(0, true);
       } else {
         keep_listing(frame, request);
       }
+    } else if (!small_worlds) {
+      plain_candidates_ = candidate_count_;
+      plain_request_ = request;
     }
     swept_whole_ = small_worlds;
     by_runs_ = false;
@@ -360,12 +357,8 @@ class CudaSweep final : public SweepBackend {
       // kSummarizeBoxes a thread where the boxes are few enough: fewer blocks merge their
       // summaries into the frame's with atomics.
       const auto summarize = kernels::summarize_boxes;
-      const unsigned int blocks =
-          std::clamp(blocks_for((std::size_t{count} + kernels::kSummarizeBoxes - 1) /
-                                kernels::kSummarizeBoxes),
-                     1u, resident_blocks(summarize));
-      summarize<<<blocks, kThreads, 0, stream>>>(boxes, count, frame, packed_.data(), request.axis,
-                                                 request.mode);
+      summarize<<<box_batch_blocks(summarize, count), kThreads, 0, stream>>>(
+          boxes, count, frame, packed_.data(), request.axis, request.mode);
       RSW_CUDA_CHECK_LAUNCH("launching summarize_boxes");
       keys_.resize_discarding(count);
       key_boxes_.resize_discarding(count);
@@ -470,16 +463,21 @@ class CudaSweep final : public SweepBackend {
     return *counters;
   }
 
-  // Marks the listing of the frame just swept (`frame`, listed with margin_) as kept for the
-  // next frame, with the drift along the axis it allows: margin_ cells in mean box extents.
+  // Whether a frame of `request` sweeps as the last frame listed without a margin did (the one
+  // a kept listing was also made for): the same axis and mode.
+  bool same_as_plain(const FrameRequest& request) const {
+    return request.axis == plain_request_.axis && request.mode == plain_request_.mode;
+  }
+
+  // Marks the listing of the frame just swept (`frame`, listed with margin_, of a request
+  // same_as_plain) as kept for the next frame, with the drift along the axis it allows:
+  // margin_ cells in mean box extents.
   void keep_listing(const kernels::FrameCounters& frame, const FrameRequest& request) {
-    if (frame.first_bad_world != BoxSummary::kNoBox ||
-        (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject)) {
+    if (frame.summary.invalid > 0 && request.invalid_boxes == InvalidBoxes::Reject) {
       return;  // the frame fails
     }
     if (frame.listings == 0) return;  // nothing to sweep: a frame lists none quickly
     listing_kept_ = true;
-    kept_request_ = request;
     frames_on_listing_ = 0;
     const int axis = frame.plan.axis;
     const double mean_extent =
@@ -511,12 +509,8 @@ class CudaSweep final : public SweepBackend {
       rsw::detail::fill_bytes_zero(
           &frame->candidates, 3 * sizeof(unsigned long long) + 2 * sizeof(std::uint32_t), stream);
       const auto check = kernels::check_listing;
-      const unsigned int blocks =
-          std::clamp(blocks_for((std::size_t{count} + kernels::kSummarizeBoxes - 1) /
-                                kernels::kSummarizeBoxes),
-                     1u, resident_blocks(check));
-      check<<<blocks, kThreads, 0, stream>>>(boxes, count, frame, packed_.data(),
-                                             listed_boxes_.data());
+      check<<<box_batch_blocks(check, count), kThreads, 0, stream>>>(
+          boxes, count, frame, packed_.data(), listed_boxes_.data());
       RSW_CUDA_CHECK_LAUNCH("launching check_listing");
     }
     {
@@ -740,6 +734,16 @@ class CudaSweep final : public SweepBackend {
     launch(std::false_type{}, std::false_type{});
   }
 
+  // Blocks for a kernel whose threads take `count` boxes kSummarizeBoxes at a time, striding
+  // over a grid of at most its resident blocks (summarize_boxes, check_listing): fewer blocks
+  // where the boxes are few, and at least one (its last block readies the counters).
+  template <class Kernel>
+  unsigned int box_batch_blocks(Kernel kernel, std::uint32_t count) {
+    return std::clamp(
+        blocks_for((std::size_t{count} + kernels::kSummarizeBoxes - 1) / kernels::kSummarizeBoxes),
+        1u, resident_blocks(kernel));
+  }
+
   // Blocks of `kernel` resident at once on the whole device (persistent blocks).
   template <class Kernel>
   unsigned int resident_blocks(Kernel kernel) {
@@ -894,13 +898,13 @@ class CudaSweep final : public SweepBackend {
   WorldRuns world_runs_;
   std::uint32_t frames_to_runs_ = 0;
   bool swept_whole_ = false;  // this frame swept worlds whole: no cells
+  bool by_runs_ = false;      // and did so by their runs: no sort of every box
   // The listing kept for the frames after: what it remembers of each box, whether the next
-  // frame may sweep it (and for what request it was made), how many frames it served, and
+  // frame may sweep it (made for plain_request_), how many frames it served, and
   // how far the minima may drift from their keys before the boxes are listed afresh. The
   // margin of the next listing kept, and frames until listings are kept again.
   DeviceBuffer<kernels::ListedBox> listed_boxes_;
   bool listing_kept_ = false;
-  FrameRequest kept_request_;
   std::uint32_t frames_on_listing_ = 0;
   bool listing_room_ = true;  // its frames tested at most half the extra candidates allowed
   // The candidates of the last frame listed without a margin, and its request.
@@ -909,7 +913,6 @@ class CudaSweep final : public SweepBackend {
   float drift_allowed_ = 0;
   float margin_ = kFirstMargin;
   std::uint32_t frames_to_kept_listing_ = 0;
-  bool by_runs_ = false;  // and did so by their runs: no sort of every box
   DeviceBuffer<std::uint32_t> keys_;
   DeviceBuffer<std::uint32_t> key_boxes_;  // the sort's values: each key's box
   DeviceBuffer<kernels::SweepRecord> sorted_;
