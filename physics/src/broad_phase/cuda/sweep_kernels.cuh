@@ -272,11 +272,16 @@ __device__ inline void store_record(SweepRecord* records, std::size_t i, const S
   words[1] = make_float4(r.min_s, r.max_s, __uint_as_float(r.box), __uint_as_float(r.place));
 }
 
+/// Whether listings e and f are listed in one cell.
+__device__ inline bool same_cell(const SweepRecord& e, const SweepRecord& f) {
+  return ((e.place ^ f.place) & kCellBits) == 0;
+}
+
 /// Whether listing f, after listing e, is in e's run: listings are in cell order with minimum
 /// order inside each cell, so f is iff it is in e's cell and its minimum is <= e's maximum on
 /// the sweep axis. Once a listing is out of e's run, so are all after it.
 __device__ inline bool in_run(const SweepRecord& e, const SweepRecord& f) {
-  return ((e.place ^ f.place) & kCellBits) == 0 && f.min_s <= e.max_s;
+  return same_cell(e, f) && f.min_s <= e.max_s;
 }
 
 /// in_run on a kept listing whose minima drifted from their keys: listing f, after listing e,
@@ -284,7 +289,7 @@ __device__ inline bool in_run(const SweepRecord& e, const SweepRecord& f) {
 /// the drift (rounded up). Once a listing is out of it, no listing after it overlaps e on the
 /// sweep axis (see the file's head); some inside it do not either.
 __device__ inline bool in_reach(const SweepRecord& e, float reach, const SweepRecord& f) {
-  return ((e.place ^ f.place) & kCellBits) == 0 && f.min_s <= reach;
+  return same_cell(e, f) && f.min_s <= reach;
 }
 
 /// Whether listings e and f overlap on the sweep axis. Implied inside a run of listings in
@@ -659,8 +664,7 @@ __global__ void sweep_extents(const SweepRecord* listings, std::uint32_t count,
   const auto in_e_run = [&](std::uint64_t f) {
     const SweepRecord record_f = load_record(listings, f);
     if (kept == nullptr) return in_run(record_e, record_f);
-    return ((record_e.place ^ record_f.place) & kCellBits) == 0 &&
-           kept[record_f.box].key <= key_reach;
+    return same_cell(record_e, record_f) && kept[record_f.box].key <= key_reach;
   };
   std::uint64_t inside = e;  // the last listing known to be in the run (e itself: trivially)
   std::uint64_t step = 1;
@@ -788,10 +792,6 @@ __global__ void __launch_bounds__(kThreads)
   if (kDrifted && frame->stale != 0) return;
   const std::uint32_t count = listed(frame, room);
   const float reach = kDrifted ? reach_of(drift_of(frame)) : 0.0f;
-  // Whether f is in e's run: for a kept listing, within e's reach (`e_reach`).
-  const auto runs_on = [&](const SweepRecord& e, float e_reach, const SweepRecord& f) {
-    return kDrifted ? in_reach(e, e_reach, f) : in_run(e, f);
-  };
   constexpr unsigned int kAll = 0xFFFFFFFFu;
   constexpr int kWarps = kThreads / 32;
   constexpr int kUnroll = kSweepUnroll;
@@ -812,6 +812,7 @@ __global__ void __launch_bounds__(kThreads)
     bool active = e < count;
     SweepRecord record_e{};
     if (active) record_e = load_record(listings, e);
+    // How far e's run reaches: its maximum (in_run), on a kept listing 2 drift further.
     const float e_reach = kDrifted ? __fadd_ru(record_e.max_s, reach) : record_e.max_s;
     bool long_run = false;    // whether e's run goes on after kSweepSteps candidates
     std::uint32_t f = e + 1;  // the next candidate
@@ -827,7 +828,7 @@ __global__ void __launch_bounds__(kThreads)
       Pair pair[kUnroll];
 #pragma unroll
       for (int k = 0; k < kUnroll; ++k) {
-        run[k] = run[k] && runs_on(record_e, e_reach, record[k]);
+        run[k] = run[k] && in_reach(record_e, e_reach, record[k]);
         hit[k] = run[k] && (!kDrifted || overlap_along(record_e, record[k])) &&
                  overlap_across(record_e, across_of(record[k])) &&
                  is_reported<kCells, kFilters>(record_e, record[k], filters);
@@ -840,7 +841,7 @@ __global__ void __launch_bounds__(kThreads)
           active = false;  // the run ended here
         } else if ((f += kUnroll) - e > kSweepSteps) {
           active = false;  // the steps are spent: is there more?
-          long_run = f < count && runs_on(record_e, e_reach, load_record(listings, f));
+          long_run = f < count && in_reach(record_e, e_reach, load_record(listings, f));
         }
       }
 #pragma unroll
