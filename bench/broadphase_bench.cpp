@@ -55,11 +55,15 @@ class DeviceInput {
 // The pairs `found` (of all of `boxes`) among a sample of `size` of them, those whose minimum on
 // x ranks in the stretch from the middle, checked against the CPU backend's pairs of the
 // sample alone (the same mode): their pairs among themselves are the same whoever else there
-// is. Returns the sample's pair count; a difference is an error naming the counts.
-std::size_t check_sample(const std::vector<physics::Aabb>& boxes, physics::PairView found,
-                         std::size_t size, physics::SweepMode mode) {
+// is. Returns the sample's boxes and pairs; a difference is an error naming the counts.
+struct Sample {
+  std::size_t boxes = 0;
+  std::size_t pairs = 0;
+};
+Sample check_sample(const std::vector<physics::Aabb>& boxes, physics::PairView found,
+                    std::size_t size, physics::SweepMode mode) {
   size = std::min(size, boxes.size());
-  if (size == 0) return 0;
+  if (size == 0) return {};
   std::vector<std::uint32_t> by_x(boxes.size());
   for (std::uint32_t i = 0; i < by_x.size(); ++i)
     by_x[i] = i;
@@ -67,8 +71,7 @@ std::size_t check_sample(const std::vector<physics::Aabb>& boxes, physics::PairV
   const auto last = first + static_cast<std::ptrdiff_t>(size);
   const auto min_x = [&](std::uint32_t i) { return boxes[i].min.x; };
   std::ranges::nth_element(by_x, by_x.begin() + first, {}, min_x);
-  std::nth_element(by_x.begin() + first, by_x.begin() + last - 1, by_x.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return min_x(a) < min_x(b); });
+  std::ranges::nth_element(by_x.begin() + first, by_x.begin() + last - 1, by_x.end(), {}, min_x);
   std::vector<std::uint32_t> sample(by_x.begin() + first, by_x.begin() + last);
   std::ranges::sort(sample);
   by_x = {};
@@ -102,7 +105,7 @@ std::size_t check_sample(const std::vector<physics::Aabb>& boxes, physics::PairV
         " boxes differ from the CPU backend's: " + std::to_string(missing.size()) + " missing, " +
         std::to_string(extra.size()) + " extra, of " + std::to_string(expected.size()));
   }
-  return expected.size();
+  return {sample.size(), expected.size()};
 }
 
 Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode, bool on_device,
@@ -142,9 +145,9 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
     listings_reused += last.listing_reused ? 1 : 0;
     profiler.end_frame();
   }
-  std::optional<std::size_t> sample_pairs;
+  std::optional<Sample> sample;
   if (options.check_sample > 0) {
-    sample_pairs = check_sample(boxes, broad_phase.find_pairs(), options.check_sample, mode);
+    sample = check_sample(boxes, broad_phase.find_pairs(), options.check_sample, mode);
   }
   if (write_pairs) {  // the pairs of the boxes as given, not of the jittered frames
     broad_phase.update(input.boxes);
@@ -171,9 +174,9 @@ Row run_frames(const Input& input, rsw::Backend backend, physics::SweepMode mode
   row.metrics["sort_presorted"] = static_cast<double>(sorts_presorted) / frames;
   // Frames swept on a listing kept from a frame before (no sort, no listing).
   row.metrics["listing_reused"] = static_cast<double>(listings_reused) / frames;
-  if (sample_pairs) {  // checked against the CPU backend
-    row.metrics["sample_boxes"] = static_cast<double>(std::min(options.check_sample, boxes.size()));
-    row.metrics["sample_pairs"] = static_cast<double>(*sample_pairs);
+  if (sample) {  // checked against the CPU backend
+    row.metrics["sample_boxes"] = static_cast<double>(sample->boxes);
+    row.metrics["sample_pairs"] = static_cast<double>(sample->pairs);
   }
   return row;
 }
