@@ -24,12 +24,26 @@ RSW_API Error host_out_of_memory(std::string_view doing);
 
 /// `vector.resize(count)`, but a failed allocation (or a size past the vector's reach) throws
 /// host_allocation_error(what, bytes) instead of std::bad_alloc or std::length_error.
+///
+/// A vector that outgrows its storage gets half as much again as it had where that is more
+/// than `count` and can be had, so that a size creeping upward (the pairs of a scene that
+/// tightens, frame after frame) reallocates a few times rather than at every new largest
+/// frame, leaving a hole in the heap each time. std::vector grows from its size, not its
+/// storage, and would give exactly `count` after a smaller frame.
 template <class T, class Allocator>
 void resize_host(std::vector<T, Allocator>& vector, std::size_t count, std::string_view what) {
   const auto error = [&] {
     const std::size_t most = SIZE_MAX / sizeof(T);
     return host_allocation_error(what, count > most ? SIZE_MAX : count * sizeof(T));
   };
+  const std::size_t had = vector.capacity();
+  if (count > had && had > 0 && had / 2 < vector.max_size() - had && had + had / 2 > count) {
+    try {
+      vector.reserve(had + had / 2);
+    } catch (const std::bad_alloc&) {  // exactly `count` may still fit
+    } catch (const std::length_error&) {
+    }
+  }
   try {
     vector.resize(count);
   } catch (const std::bad_alloc&) {
