@@ -7,7 +7,7 @@
 //   radixsweep-bench broadphase --boxes my_boxes.csv --pairs-out pairs.csv
 //   radixsweep-bench worlds --worlds 8192,64 --boxes-per-world 16,4096
 //   radixsweep-bench soak --n 1M --frames 10000 --cluster-every 100
-//   radixsweep-bench render --n 1M --path upload,interop
+//   radixsweep-bench render --n 1M --path upload,interop --draw meshes,detail
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
@@ -352,7 +352,9 @@ int main(int argc, char** argv) {
 
 #if RSW_BENCH_RENDER
   CLI::App* render = app.add_subcommand(
-      "render", "Headless frames of instanced boxes: host upload vs CUDA-GL interop");
+      "render",
+      "Headless frames of instanced boxes: host upload vs CUDA-GL interop, meshes vs the level "
+      "of detail");
   render->fallthrough();
   std::vector<std::string> render_sizes = {"100K", "1M"};
   rsw::bench::RenderBenchOptions render_options{.paths = {"upload"}};
@@ -366,6 +368,13 @@ int main(int argc, char** argv) {
                    "buffer)")
       ->delimiter(',')
       ->check(CLI::IsMember({"upload", "interop"}))
+      ->capture_default_str();
+  render
+      ->add_option("--draw", render_options.draws,
+                   "meshes (every box its 12 triangles), detail (meshes, impostors or splats by "
+                   "the size on screen)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"meshes", "detail"}))
       ->capture_default_str();
   render->add_option("--width", render_options.width, "Image width")
       ->check(CLI::Range(1, 16384))

@@ -18,12 +18,15 @@ namespace rsw::bench {
 namespace {
 
 Row render_row(render::HeadlessContext& context, std::size_t count, const std::string& path,
-               const RenderBenchOptions& options) {
+               const std::string& draw, const RenderBenchOptions& options) {
   const bool interop = path == "interop";
   if (interop && !cuda_runtime_info().available()) {
     throw Error(ErrorKind::DeviceUnavailable, "render --path interop needs a CUDA device");
   }
-  render::Renderer renderer({.width = options.width, .height = options.height});
+  render::Renderer renderer(
+      {.width = options.width,
+       .height = options.height,
+       .draw_path = draw == "meshes" ? render::DrawPath::Meshes : render::DrawPath::LevelOfDetail});
   const auto side = static_cast<float>(std::sqrt(static_cast<double>(count)));
   const render::OrbitCamera camera{.distance = 1.2f * side + 5,
                                    .yaw_degrees = 30,
@@ -64,15 +67,20 @@ Row render_row(render::HeadlessContext& context, std::size_t count, const std::s
     whole.stop();
     profiler.end_frame();
   }
+  const render::DrawCounts drawn = renderer.frame_counts();
   Row row = row_from_profile(profiler, "frame");
   row.bench = "render";
-  row.algo = path;
+  row.algo = path + "+" + draw;
   row.n = count;
   row.dist = context.platform() == render::EglPlatform::Device ? "egl-device" : "egl-surfaceless";
   row.mode = std::to_string(options.width) + "x" + std::to_string(options.height);
   row.metrics["fps"] = 1000.0 / row.ms_median;
   row.metrics["instances_ms"] = profiler.stats("instances")->median_ms;
   row.metrics["draw_ms"] = profiler.stats("draw")->median_ms;
+  row.metrics["meshes"] = drawn.meshes;
+  row.metrics["impostors"] = drawn.impostors;
+  row.metrics["splats"] = drawn.splats;
+  row.metrics["culled"] = drawn.culled;
   return row;
 }
 
@@ -82,8 +90,10 @@ void run_render_bench(const RenderBenchOptions& options, Report& report) {
   render::HeadlessContext context;
   std::printf("gl: %s\n", context.description().c_str());
   for (const std::size_t count : options.sizes) {
-    for (const std::string& path : options.paths)
-      report.add(render_row(context, count, path, options));
+    for (const std::string& path : options.paths) {
+      for (const std::string& draw : options.draws)
+        report.add(render_row(context, count, path, draw, options));
+    }
   }
 }
 

@@ -48,19 +48,25 @@ Mesh unit_box() {
   return mesh;
 }
 
-Mesh unit_chair() {
+std::vector<PartBox> chair_parts() {
   constexpr float kLeg = 0.12f;      // leg thickness
   constexpr float kSeatTop = 0.05f;  // seat top, just above half height
   constexpr float kSeatBottom = -0.05f;
   constexpr float kBack = 0.12f;  // back thickness
-  Mesh mesh;
-  add_box(mesh, {-0.5f, kSeatBottom, -0.5f}, {0.5f, kSeatTop, 0.5f});  // seat
+  std::vector<PartBox> parts = {{{-0.5f, kSeatBottom, -0.5f}, {0.5f, kSeatTop, 0.5f}}};  // seat
   for (const float x : {-0.5f, 0.5f - kLeg}) {
     for (const float z : {-0.5f, 0.5f - kLeg}) {
-      add_box(mesh, {x, -0.5f, z}, {x + kLeg, kSeatBottom, z + kLeg});  // legs
+      parts.push_back({{x, -0.5f, z}, {x + kLeg, kSeatBottom, z + kLeg}});  // legs
     }
   }
-  add_box(mesh, {-0.5f, kSeatTop, -0.5f}, {0.5f, 0.5f, -0.5f + kBack});  // back
+  parts.push_back({{-0.5f, kSeatTop, -0.5f}, {0.5f, 0.5f, -0.5f + kBack}});  // back
+  return parts;
+}
+
+Mesh unit_chair() {
+  Mesh mesh;
+  for (const PartBox& part : chair_parts())
+    add_box(mesh, part.low, part.high);
   return mesh;
 }
 

@@ -4,6 +4,7 @@
 // or the surface's (sphere, height field) normal.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -21,10 +22,18 @@ struct Mesh {
   std::vector<std::uint32_t> indices;
 };
 
+/// A box of a shape in its unit space: the corners `low` and `high`.
+struct PartBox {
+  std::array<float, 3> low;
+  std::array<float, 3> high;
+};
+
 /// The cube [-0.5, 0.5]^3: 24 vertices (4 a face), 36 indices.
 Mesh unit_box();
-/// A chair of boxes in [-0.5, 0.5]^3, facing +z: a seat at half height, four legs under it,
-/// a back rising from the seat's -z edge to the top. Its size is (1, 1, 1) at scale 1.
+/// The boxes of the chair in [-0.5, 0.5]^3, facing +z: a seat at half height, four legs under
+/// it, a back rising from the seat's -z edge to the top. Its size is (1, 1, 1) at scale 1.
+std::vector<PartBox> chair_parts();
+/// The chair of chair_parts() as a mesh.
 Mesh unit_chair();
 /// A sphere of radius 0.5: an icosahedron subdivided `subdivisions` times, pushed out.
 Mesh unit_sphere(int subdivisions);

@@ -108,6 +108,13 @@ void stats_panel(const OverlayStats& stats) {
     ImGui::Text("contacts    %s began, %s ended", with_thousands(stats.found).c_str(),
                 with_thousands(stats.lost).c_str());
   }
+  const DrawCounts& drawn = stats.drawn;
+  if (drawn.meshes + drawn.impostors + drawn.splats + drawn.culled > 0) {
+    ImGui::Text("drawn       %s meshes, %s impostors, %s splats",
+                with_thousands(drawn.meshes).c_str(), with_thousands(drawn.impostors).c_str(),
+                with_thousands(drawn.splats).c_str());
+    ImGui::Text("culled      %s", with_thousands(drawn.culled).c_str());
+  }
   if (!stats.picked.empty()) {
     ImGui::Separator();
     ImGui::Text("picked      %s", stats.picked.c_str());
@@ -136,6 +143,7 @@ void controls_panel(OverlayControls& controls) {
   if (ImGui::InputInt("seed", &controls.seed)) controls.seed = std::max(controls.seed, 0);
   combo("backend", controls.backend, controls.backends);
   combo("sort", controls.sort, controls.sorts);
+  combo("drawing", controls.draw, controls.draws);
   ImGui::Checkbox("pause", &controls.paused);
   ImGui::SameLine();
   ImGui::BeginDisabled(!controls.paused);

@@ -36,12 +36,20 @@ ShaderProgram::ShaderProgram(std::string_view vertex_source, std::string_view fr
     glDeleteShader(vertex);
     throw;
   }
+  link({vertex, fragment});
+}
+
+ShaderProgram::ShaderProgram(std::string_view compute_source) {
+  link({compile(GL_COMPUTE_SHADER, compute_source, "compute")});
+}
+
+void ShaderProgram::link(std::initializer_list<GLuint> shaders) {
   program_ = glCreateProgram();
-  glAttachShader(program_, vertex);
-  glAttachShader(program_, fragment);
+  for (const GLuint shader : shaders)
+    glAttachShader(program_, shader);
   glLinkProgram(program_);
-  glDeleteShader(vertex);  // flagged; freed with the program
-  glDeleteShader(fragment);
+  for (const GLuint shader : shaders)
+    glDeleteShader(shader);  // flagged; freed with the program
   GLint linked = GL_FALSE;
   glGetProgramiv(program_, GL_LINK_STATUS, &linked);
   if (linked == GL_TRUE) return;

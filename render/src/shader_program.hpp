@@ -3,6 +3,7 @@
 
 #include <glad/gl.h>
 
+#include <initializer_list>
 #include <string_view>
 
 namespace rsw::render::detail {
@@ -12,6 +13,8 @@ class ShaderProgram {
   /// Compiles and links a vertex and a fragment shader (GLSL 4.50 core); throws rsw::Error
   /// naming the stage and quoting the driver's log when either fails.
   ShaderProgram(std::string_view vertex_source, std::string_view fragment_source);
+  /// Compiles and links a compute shader alone; throws like the constructor above.
+  explicit ShaderProgram(std::string_view compute_source);
   ~ShaderProgram();
   ShaderProgram(const ShaderProgram&) = delete;
   ShaderProgram& operator=(const ShaderProgram&) = delete;
@@ -21,6 +24,8 @@ class ShaderProgram {
   GLint uniform(const char* name) const;
 
  private:
+  void link(std::initializer_list<GLuint> shaders);
+
   GLuint program_ = 0;
 };
 

@@ -36,6 +36,7 @@ struct Options {
   std::uint32_t seed = 1;
   std::string backend = "auto";
   std::string sort = "auto";
+  std::string draw = "auto";
   int device = 0;
   bool headless = false;
   std::size_t frames = 0;  // 0 (not given): until the window closes (headless: kHeadlessFrames)
@@ -102,6 +103,15 @@ const std::vector<std::pair<std::string, rsw::sort::Algorithm>> kSorts = {
     {"CPU radix", rsw::sort::Algorithm::Cpu},
     {"four-way", rsw::sort::Algorithm::FourWay},
     {"Onesweep", rsw::sort::Algorithm::Onesweep}};
+// The drawing choices of the UI (--draw detail, meshes), and the paths they stand for.
+const std::vector<std::pair<std::string, rsw::render::DrawPath>> kDrawPaths = {
+    {"level of detail", rsw::render::DrawPath::LevelOfDetail},
+    {"meshes", rsw::render::DrawPath::Meshes}};
+
+rsw::render::DrawPath draw_path(const std::string& name) {
+  if (name == "meshes") return rsw::render::DrawPath::Meshes;
+  return name == "detail" ? rsw::render::DrawPath::LevelOfDetail : rsw::render::DrawPath::Auto;
+}
 
 // Where the frames go: a window, or a headless context.
 struct Display {
@@ -133,7 +143,9 @@ class Demo {
   Demo(const Options& options, Display& display)
       : options_(options),
         display_(display),
-        renderer_({.width = options.width, .height = options.height}),
+        renderer_({.width = options.width,
+                   .height = options.height,
+                   .draw_path = draw_path(options.draw)}),
         overlay_(display.window ? rsw::render::Overlay(*display.window) : rsw::render::Overlay()),
         profiler_({.history_frames = kHistoryFrames}) {
     const rsw::Backend backend = rsw::resolve_backend(rsw::parse_backend(options.backend));
@@ -149,12 +161,17 @@ class Demo {
     for (const auto& [name, algorithm] : kSorts)
       controls_.sorts.push_back(name);
     controls_.sort = sort_index(rsw::sort::parse_algorithm(options.sort), backend);
+    for (const auto& [name, path] : kDrawPaths)
+      controls_.draws.push_back(name);
+    controls_.draw = renderer_.options().draw_path == rsw::render::DrawPath::Meshes ? 1 : 0;
+    running_draw_ = controls_.draw;
     controls_.shortcuts = {{"Esc", "quit"},
                            {"Space", "pause / resume"},
                            {"N", "one step while paused"},
                            {"R", "reset the scene"},
                            {"G", "switch CPU / GPU"},
                            {"1 2 3", "sort: CPU radix, four-way, Onesweep"},
+                           {"L", "drawing: level of detail / meshes"},
                            {"F12", "screenshot"},
                            {"H, F1", "this help"},
                            {"click", "pick an object (nothing: unpick)"},
@@ -203,7 +220,8 @@ class Demo {
                      .lost = counts.lost,
                      .picked = picked_ ? scene_->object_name(*picked_) : std::string(),
                      .partners = names(partners_),
-                     .region = region_ ? with_count(in_region_.size(), "object") : std::string()},
+                     .region = region_ ? with_count(in_region_.size(), "object") : std::string(),
+                     .drawn = renderer_.previous_frame_counts()},
                     controls_, renderer_);
       if (std::exchange(controls_.screenshot, false)) save_screenshot(frame);
       if (display_.window) {
@@ -413,6 +431,7 @@ class Demo {
     Json stats = {{"scene", scene_->name()},
                   {"backend", rsw::to_string(scene_->backend())},
                   {"sort", rsw::sort::to_string(chosen_sort())},
+                  {"draw", controls_.draw == 0 ? "detail" : "meshes"},
                   {"device", device_name()},
                   {"objects", scene_->stats().objects},
                   {"worlds", scene_->stats().worlds},
@@ -508,6 +527,10 @@ class Demo {
       scene_->set_sort(chosen_sort());
       running_[2] = controls_.sort;
     }
+    if (controls_.draw != running_draw_) {
+      renderer_.set_draw_path(kDrawPaths[static_cast<std::size_t>(controls_.draw)].second);
+      running_draw_ = controls_.draw;
+    }
   }
 
   void handle_keys(rsw::render::Window& window) {
@@ -523,6 +546,7 @@ class Demo {
         case Key::Digit1: controls_.sort = 0; break;
         case Key::Digit2: controls_.sort = 1; break;
         case Key::Digit3: controls_.sort = 2; break;
+        case Key::L: controls_.draw = 1 - controls_.draw; break;
         case Key::F12: controls_.screenshot = true; break;
         case Key::H:
         case Key::F1: controls_.show_help = !controls_.show_help; break;
@@ -548,6 +572,7 @@ class Demo {
   std::unique_ptr<rsw::scenes::Scene> scene_;
   rsw::render::OrbitCamera camera_;
   std::array<int, 3> running_{};                // scene, backend and sort the scene runs with
+  int running_draw_ = 0;                        // the drawing the renderer has
   std::deque<rsw::scenes::SceneStats> counts_;  // the last kHistoryFrames frames
   std::vector<MemorySample> memory_;
   // What the user picked and the region drawn, and what they hold at this step.
@@ -648,6 +673,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--sort", options.sort, "The broad phase's sort: auto, cpu, fourway, onesweep")
       ->check(CLI::IsMember({"auto", "cpu", "fourway", "onesweep"}, CLI::ignore_case))
+      ->capture_default_str();
+  app.add_option("--draw", options.draw,
+                 "How instances are drawn: detail (meshes, impostors or splats by their size on "
+                 "screen), meshes (every instance its triangles), auto (detail on a GPU, meshes "
+                 "on a software rasteriser)")
+      ->check(CLI::IsMember({"auto", "detail", "meshes"}))
       ->capture_default_str();
   app.add_option("--device", options.device, "CUDA device ordinal for the gpu backend")
       ->check(CLI::NonNegativeNumber)

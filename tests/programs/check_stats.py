@@ -4,7 +4,7 @@
     check_stats.py FILE SCENE STAGE
 
 Passes when FILE names SCENE and holds what a script reads a run by: the setup (scene,
-backend, sort, device, objects, worlds, seed), the stage STAGE among the stage times,
+backend, sort, draw, device, objects, worlds, seed), the stage STAGE among the stage times,
 per-frame counts over the same window as the stage times, a pair found in that window (the
 scene did its job), and memory samples; for the worlds scene, a world count of 1 to the
 objects. Prints what is wrong otherwise and exits 1.
@@ -18,7 +18,7 @@ def main():
     with open(path, encoding="utf-8") as file:
         stats = json.load(file)
     problems = []
-    for key in ("scene", "backend", "sort", "device", "objects", "worlds", "seed", "frames",
+    for key in ("scene", "backend", "sort", "draw", "device", "objects", "worlds", "seed", "frames",
                 "history_frames", "stages", "counts", "memory"):
         if key not in stats:
             problems.append(f"no '{key}'")

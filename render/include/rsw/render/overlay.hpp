@@ -25,10 +25,10 @@
 
 #include "rsw/engine/api.hpp"
 #include "rsw/engine/profiler.hpp"
+#include "rsw/render/renderer.hpp"
 
 namespace rsw::render {
 
-class Renderer;
 class Window;
 
 /// What the stats panel shows this frame.
@@ -50,6 +50,7 @@ struct OverlayStats {
   std::string picked;          ///< the picked object's name ("chair 12"), empty when none
   std::vector<std::string> partners;  ///< the names of the objects overlapping it
   std::string region;                 ///< what a region holds ("412 objects"), empty when none
+  DrawCounts drawn;  ///< instances drawn (the frame before's), by how; all zero: none listed
 };
 
 /// The demo's controls, edited by the overlay; the application acts on them. The three
@@ -65,6 +66,8 @@ struct OverlayControls {
   int backend = 0;                    ///< index into backends
   std::vector<std::string> sorts;     ///< "CPU radix", "four-way", "Onesweep"
   int sort = 0;                       ///< index into sorts
+  std::vector<std::string> draws;     ///< "level of detail", "meshes": the renderer's paths
+  int draw = 0;                       ///< index into draws
   bool paused = false;                ///< the simulation holds still (drawing goes on)
   bool step = false;                  ///< request: advance one frame while paused
   bool reset = false;                 ///< request: restart the scene (with count objects)

@@ -19,10 +19,14 @@
 //   write_instances<<<blocks, threads, 0, stream>>>(bodies, out.data, n);
 //   renderer.draw_mapped(Shape::Box);
 //
+// On a GPU, instances are drawn by their size on screen (DrawPath::LevelOfDetail): a compute
+// pass culls them and sorts them into meshes, impostors and splats, all on the GPU.
+//
 // Needs a current OpenGL 4.5 core context on the calling thread for its whole life.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -77,6 +81,29 @@ struct HeightField {
   std::array<float, 3> colour = {0.35f, 0.55f, 0.3f};  ///< linear RGB
 };
 
+/// How a Renderer draws the instances of its shapes.
+enum class DrawPath {
+  /// LevelOfDetail where the GL rasterises on a GPU; Meshes on a software rasteriser (Mesa's
+  /// llvmpipe), where triangles cost little beside the fragments they shade and the level of
+  /// detail's passes, each waiting for the one before, cost more than they save.
+  Auto,
+  /// Each instance as its shape's triangles (12 a box, 72 a chair, 320 a sphere).
+  Meshes,
+  /// Each instance by its size on screen, chosen on the GPU every frame: outside the view
+  /// culled; large as its mesh; a few pixels as an impostor (one point whose pixels cast a
+  /// ray at the shape, the same pixels the mesh would cover); under two pixels as a splat (the
+  /// pixel under its centre, the nearest splat winning, shaded as the faces it shows).
+  LevelOfDetail,
+};
+
+/// The instances a frame drew, by how they were drawn (DrawPath::Meshes: all as meshes).
+struct DrawCounts {
+  std::size_t meshes = 0;
+  std::size_t impostors = 0;
+  std::size_t splats = 0;
+  std::size_t culled = 0;
+};
+
 /// Setup of a Renderer.
 struct RendererOptions {
   int width = 1280;                                         ///< image width in pixels, 1 .. 16384
@@ -85,6 +112,16 @@ struct RendererOptions {
   /// Direction the light comes from (towards the light), world space; normalised by the
   /// renderer. Boxes get an ambient term plus a diffuse one from this light.
   std::array<float, 3> light_direction = {0.4f, 1.0f, 0.6f};
+  /// How instances are drawn (options() tells what Auto chose); the height field is always a
+  /// mesh and sprites are sprites.
+  DrawPath draw_path = DrawPath::Auto;
+  /// DrawPath::LevelOfDetail: the projected diameter (of the instance's bounding sphere, in
+  /// pixels) from which an instance is drawn as its mesh, at most what the GL's largest point
+  /// holds. An impostor shades every pixel of its square: past a few dozen pixels the mesh's
+  /// triangles are the cheaper.
+  float mesh_pixels = 24;
+  /// DrawPath::LevelOfDetail: the projected diameter below which an instance is a splat.
+  float splat_pixels = 2;
 };
 
 /// Image files a Renderer writes.
@@ -161,6 +198,13 @@ class RSW_API Renderer {
   /// Writes the image in the format the file's extension names (see image_format_of());
   /// throws rsw::Error (InvalidArgument) for another extension, (Io) when it cannot write.
   void save_image(const std::string& path) const;
+  /// The instances drawn since begin_frame(), by how; waits for the GL work issued so far.
+  DrawCounts frame_counts() const;
+  /// The instances the frame before drew, by how, for a display that must not wait: once its
+  /// GL work is done (never waiting for it); until then the counts of an earlier frame.
+  DrawCounts previous_frame_counts();
+  /// Draws the instances of later draws by `path` (Auto: as the constructor chooses).
+  void set_draw_path(DrawPath path);
   /// The options in force.
   const RendererOptions& options() const noexcept;
 
