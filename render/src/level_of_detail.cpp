@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <glm/gtc/type_ptr.hpp>
 #include <glm/mat4x4.hpp>
 #include <glm/matrix.hpp>
@@ -11,7 +12,9 @@
 namespace rsw::render::detail {
 namespace {
 
-constexpr GLuint kGroup = 64;  // threads of a compute work group
+// Threads of a compute work group: a group of the sorting pass adds its counts to the global
+// ones with one atomic each, so larger groups mean fewer atomics on the same few words.
+constexpr GLuint kGroup = 256;
 constexpr GLuint kNone = 0xffffffffu;
 
 // The command buffer, as uints: the meshes' DrawElementsIndirectCommand, the impostors' and
@@ -21,6 +24,7 @@ constexpr GLuint kImpostorCommand = 5;   // count (counted), instances, first, b
 constexpr GLuint kCompositeCommand = 9;  // count (4 once a splat is seen), instances, ...
 constexpr GLuint kRectangle = 13;        // low x, low y, high x, high y
 constexpr GLuint kCommandWords = 17;
+constexpr GLuint kCountWords = 4;  // a frame's meshes, impostors, splats and culled
 
 // Buffer bindings, the same in every program.
 constexpr GLuint kInstancesBinding = 0;
@@ -64,11 +68,10 @@ vec3 lit(vec3 colour, vec3 normal, vec3 light) {
 }
 )";
 
-// What the compute passes add: the index of a thread across a dispatch of (x, y) groups of 64.
+// What the compute passes add: the index of a thread across a dispatch of (x, y) groups.
 constexpr const char* kComputeCommon = R"(
-layout(local_size_x = 64) in;
 uint thread_index() {
-  return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u +
+  return (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * gl_WorkGroupSize.x +
          gl_LocalInvocationIndex;
 }
 )";
@@ -83,7 +86,7 @@ uniform uint index_count;
 void main() {
   if (thread_index() != 0u) return;
   command[0] = index_count;
-  for (int k = 1; k < 13; ++k) command[k] = 0u;
+  for (int k = 1; k < 17; ++k) command[k] = 0u;
   command[6] = 1u;
   command[10] = 1u;
   command[13] = kNone;
@@ -142,10 +145,13 @@ void main() {
       vec2 window = (clip.xy / clip.w * 0.5 + 0.5) * image_size;
       float diameter = 2.0 * radius * pixels_per_unit / depth;
       // A point is drawn only where its centre is in view, and an impostor's depth is its
-      // corners': the instance clear of the planes and well inside the image, or a mesh.
+      // corners': the instance clear of the planes and well inside the image, or a mesh. So
+      // is a flat one (a side of size 0), whose unit space an impostor cannot reach.
+      vec3 side = abs(b.size);
       bool clear = depth - radius > near_plane && depth + radius < far_plane &&
                    all(greaterThanEqual(window, vec2(diameter + 1.0))) &&
-                   all(lessThan(window, image_size - vec2(diameter + 1.0)));
+                   all(lessThan(window, image_size - vec2(diameter + 1.0))) &&
+                   min(side.x, min(side.y, side.z)) > 1e-6 * max(side.x, max(side.y, side.z));
       if (!clear || diameter >= mesh_pixels) {
         kind = kMesh;
       } else if (diameter >= splat_pixels) {
@@ -301,10 +307,10 @@ void main() {
       }
     }
   } else {
-    vec3 inverse = 1.0 / mix(ray, vec3(1e-30), equal(ray, vec3(0.0)));
+    vec3 reciprocal = 1.0 / mix(ray, vec3(1e-30), equal(ray, vec3(0.0)));
     for (int k = 0; k < box_count; ++k) {
-      vec3 to_low = (box_low[k] - origin) * inverse;
-      vec3 to_high = (box_high[k] - origin) * inverse;
+      vec3 to_low = (box_low[k] - origin) * reciprocal;
+      vec3 to_high = (box_high[k] - origin) * reciprocal;
       vec3 enter = min(to_low, to_high);
       float t_enter = max(max(enter.x, enter.y), enter.z);
       vec3 leave = max(to_low, to_high);
@@ -318,7 +324,9 @@ void main() {
     }
   }
   if (nearest == 1e30) discard;
-  gl_FragDepth = depth_of_t.x - depth_of_t.y / nearest;
+  // Never nearer than the point's own depth (its nearest corner), which a rounding of the
+  // same value along another path could make it.
+  gl_FragDepth = max(depth_of_t.x - depth_of_t.y / nearest, gl_FragCoord.z);
   // The normal of a scaled surface is the unit one divided by the scale, rotated.
   vec3 world_normal = normalize(rotate(orientation, unit_normal / size));
   fragment = vec4(lit(colour, world_normal, light_direction), 1.0);
@@ -406,10 +414,11 @@ std::string program_text(const char* body) {
 }
 
 std::string compute_text(const char* body) {
-  return std::string(kCommon) + kComputeCommon + body;
+  return std::string(kCommon) + "layout(local_size_x = " + std::to_string(kGroup) + ") in;\n" +
+         kComputeCommon + body;
 }
 
-// A (x, y) dispatch of groups of 64 threads covering `count`.
+// A (x, y) dispatch of groups of kGroup threads covering `count`.
 void dispatch_over(std::size_t count) {
   constexpr std::size_t kMostGroupsAlongX = 65535;  // the least any GL implementation allows
   const std::size_t groups = std::max<std::size_t>((count + kGroup - 1) / kGroup, 1);
@@ -447,8 +456,7 @@ void clear_counts(GLuint buffer) {
 }
 
 DrawCounts read_counts(GLuint buffer) {
-  std::array<GLuint, 4> counts{};
-  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  std::array<GLuint, kCountWords> counts{};
   glGetNamedBufferSubData(buffer, 0, sizeof(counts), counts.data());
   return {.meshes = counts[0], .impostors = counts[1], .splats = counts[2], .culled = counts[3]};
 }
@@ -516,10 +524,10 @@ LevelOfDetail::LevelOfDetail(int width, int height, float mesh_pixels, float spl
       composite_(program_text(kCompositeVertex), program_text(kCompositeFragment)) {
   glCreateVertexArrays(1, &empty_array_);
   make_buffer(commands_, kCommandWords * sizeof(GLuint));
-  for (GLuint& counts : frame_counts_) {
-    make_buffer(counts, 4 * sizeof(GLuint));
-    clear_counts(counts);
-  }
+  make_buffer(frame_counts_, kCountWords * sizeof(GLuint));
+  clear_counts(frame_counts_);
+  glCreateBuffers(1, &counts_read_);
+  glNamedBufferData(counts_read_, kCountWords * sizeof(GLuint), nullptr, GL_DYNAMIC_READ);
   GLfloat point_sizes[2] = {1, 1};
   glGetFloatv(GL_POINT_SIZE_RANGE, point_sizes);
   largest_point_ = point_sizes[1];
@@ -528,15 +536,21 @@ LevelOfDetail::LevelOfDetail(int width, int height, float mesh_pixels, float spl
   const float largest_impostor = (largest_point_ - 2) / 1.5f;
   splat_pixels_ = splat_pixels;
   mesh_pixels_ = std::min(mesh_pixels, largest_impostor);
+  // The instances are read as one shader storage block of 64-byte records, indexed by 32-bit
+  // word offsets.
+  GLint64 block_bytes = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block_bytes);
+  most_instances_ = std::min<std::size_t>(static_cast<std::size_t>(std::max<GLint64>(block_bytes, 0)) /
+                                              sizeof(BoxInstance),
+                                          std::size_t{1} << 28);
   resize(width, height);
 }
 
 LevelOfDetail::~LevelOfDetail() {
   release_images();
-  for (GLuint* buffer : {&lists_, &splats_, &commands_})
+  for (GLuint* buffer : {&lists_, &splats_, &commands_, &frame_counts_, &counts_read_})
     glDeleteBuffers(1, buffer);
-  glDeleteBuffers(2, frame_counts_.data());
-  glDeleteSync(previous_done_);
+  glDeleteSync(previous_copied_);
   glDeleteVertexArrays(1, &empty_array_);
 }
 
@@ -558,12 +572,14 @@ void LevelOfDetail::resize(int width, int height) {
 }
 
 void LevelOfDetail::begin_frame() {
-  // The frame that ends here has issued all its work: a fence tells when its counts are in.
-  glDeleteSync(previous_done_);
-  previous_done_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-  previous_read_ = false;
-  frame_ ^= 1;
-  clear_counts(frame_counts_[static_cast<std::size_t>(frame_)]);
+  // The frame that ends here has issued all its work: its counts are copied aside, on the GPU,
+  // and a fence says when the copy is done; then the counts start again.
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  glCopyNamedBufferSubData(frame_counts_, counts_read_, 0, 0, kCountWords * sizeof(GLuint));
+  glDeleteSync(previous_copied_);
+  previous_copied_ = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+  previous_.reset();
+  clear_counts(frame_counts_);
 }
 
 void LevelOfDetail::reserve(std::size_t count) {
@@ -585,13 +601,11 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCommandsBinding, commands_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSplatDepthsBinding, splat_depths_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSplatsBinding, splats_);
-  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFrameCountsBinding,
-                   frame_counts_[static_cast<std::size_t>(frame_)]);
+  glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFrameCountsBinding, frame_counts_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSplatIdsBinding, splat_ids_);
 
-  // Sort the instances: the last batch's rectangle has emptied the splat buffers, and its
-  // draws have read the commands.
-  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+  // Sort the instances: the last batch's rectangle has emptied the splat buffers.
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   glProgramUniform1ui(reset_.handle(), location(reset_, "index_count"),
                       static_cast<GLuint>(index_count));
   glUseProgram(reset_.handle());
@@ -613,8 +627,11 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
   dispatch_over(count);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
 
+  // Every pixel of the splats' rectangle must run, to empty its buffers: no scissor.
+  glDisable(GL_SCISSOR_TEST);
   glEnable(GL_DEPTH_TEST);
   glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
   glBindBuffer(GL_DRAW_INDIRECT_BUFFER, commands_);
   const auto at_word = [](GLuint word) {
     return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(word) * sizeof(GLuint));
@@ -674,15 +691,21 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
   glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
 }
 
-DrawCounts LevelOfDetail::frame_counts() const {
-  return read_counts(frame_counts_[static_cast<std::size_t>(frame_)]);
+bool LevelOfDetail::holds(std::size_t count) const noexcept {
+  return count <= most_instances_;
 }
 
-DrawCounts LevelOfDetail::previous_frame_counts() {
-  if (!previous_read_ && previous_done_ != nullptr &&
-      glClientWaitSync(previous_done_, 0, 0) != GL_TIMEOUT_EXPIRED) {
-    previous_ = read_counts(frame_counts_[static_cast<std::size_t>(frame_ ^ 1)]);
-    previous_read_ = true;
+DrawCounts LevelOfDetail::frame_counts() const {
+  glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT);
+  return read_counts(frame_counts_);
+}
+
+std::optional<DrawCounts> LevelOfDetail::previous_frame_counts() {
+  if (!previous_ && previous_copied_ != nullptr) {
+    const GLenum copied = glClientWaitSync(previous_copied_, GL_SYNC_FLUSH_COMMANDS_BIT, 0);
+    if (copied == GL_ALREADY_SIGNALED || copied == GL_CONDITION_SATISFIED) {
+      previous_ = read_counts(counts_read_);
+    }
   }
   return previous_;
 }

@@ -22,6 +22,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "meshes.hpp"
@@ -73,7 +74,7 @@ class LevelOfDetail {
 
   /// The per-pixel splat buffers for an image of this size.
   void resize(int width, int height);
-  /// Starts the next frame's counts (the previous frame's are kept).
+  /// Starts the next frame's counts, the last frame's copied aside on the GPU.
   void begin_frame();
   /// Draws `count` instances held in the GL buffer `instances` into the bound framebuffer:
   /// large ones with `vertex_array`'s mesh of `index_count` indices, the rest as impostors of
@@ -82,9 +83,11 @@ class LevelOfDetail {
             const ImpostorShape& shape, const FrameView& view);
   /// The instances of the frame so far by how they were drawn; waits for the GPU.
   DrawCounts frame_counts() const;
-  /// Those of the frame before as soon as its GL work is done, never waiting: until then the
-  /// last ones read (zero at first).
-  DrawCounts previous_frame_counts();
+  /// Those of the frame before, once its GL work is done; never waits (none until then).
+  std::optional<DrawCounts> previous_frame_counts();
+  /// Whether `count` instances can be drawn here: their buffer within the largest shader
+  /// storage block (otherwise they are drawn as meshes).
+  bool holds(std::size_t count) const noexcept;
 
  private:
   void reserve(std::size_t count);
@@ -100,11 +103,11 @@ class LevelOfDetail {
   GLuint lists_ = 0;         // meshes [0, capacity), impostors [capacity, 2 capacity)
   GLuint splats_ = 0;        // per instance: its splat's pixel (or none) and depth bits
   GLuint commands_ = 0;      // the indirect draws and the splats' rectangle
-  std::array<GLuint, 2> frame_counts_{};  // meshes, impostors, splats, culled: by frame parity
-  int frame_ = 0;
-  GLsync previous_done_ = nullptr;  // signalled when the frame before is drawn
-  bool previous_read_ = false;      // its counts are in previous_
-  DrawCounts previous_;
+  GLuint frame_counts_ = 0;  // meshes, impostors, splats, culled
+  GLuint counts_read_ = 0;   // the frame before's, copied for the host
+  GLsync previous_copied_ = nullptr;  // signalled once they are
+  std::optional<DrawCounts> previous_;
+  std::size_t most_instances_ = 0;  // what the largest shader storage block holds
   GLuint splat_depths_ = 0;  // per pixel: the nearest splat's depth bits
   GLuint splat_ids_ = 0;     // per pixel: the lowest instance at that depth
   std::size_t capacity_ = 0;

@@ -111,8 +111,9 @@ constexpr int kSphereSubdivisions = 2;  // 320 triangles
 
 // Whether the GL rasterises on the CPU (Mesa's llvmpipe or softpipe): what DrawPath::Auto
 // asks. There the level of detail's passes wait each for the one before, and an impostor,
-// which writes its depth, shades its hidden pixels too: the boxes scene at 20,000 boxes took
-// 83 ms a frame with every box a mesh through those passes, 67 ms drawn as meshes alone.
+// which writes its depth, shades its hidden pixels too: the boxes scene at 20,000 boxes takes
+// 64 ms a frame drawn as meshes, 82 with every box a mesh through the passes, 149 with the
+// impostors of a GPU.
 bool rasterises_on_the_cpu() {
   const auto* renderer = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
   const std::string name = renderer != nullptr ? renderer : "";
@@ -259,8 +260,9 @@ struct Renderer::Impl {
   GLuint sprite_array = 0;
   InstanceBuffer<SphereInstance> spheres;
   std::optional<detail::LevelOfDetail> level_of_detail;  // made when first drawn by
-  DrawCounts counts;           // the frame's instances drawn as meshes by DrawPath::Meshes
+  DrawCounts counts;           // the frame's instances drawn as meshes outside the passes
   DrawCounts previous_counts;  // and the frame before's
+  DrawCounts shown_counts;     // previous_frame_counts(): the last frame whose counts were in
   OrbitCamera camera;      // of the frame begun last
 
   explicit Impl(const RendererOptions& setup) : options(setup) {
@@ -322,19 +324,23 @@ struct Renderer::Impl {
   MeshBatch& shape(Shape which) { return shapes[static_cast<std::size_t>(which)]; }
 
   void set_draw_path(DrawPath path) {
-    if (path == DrawPath::Auto) {
-      path = rasterises_on_the_cpu() ? DrawPath::Meshes : DrawPath::LevelOfDetail;
-    }
+    const bool automatic = path == DrawPath::Auto;
+    if (automatic) path = rasterises_on_the_cpu() ? DrawPath::Meshes : DrawPath::LevelOfDetail;
     if (path == DrawPath::LevelOfDetail && !level_of_detail) {
-      level_of_detail.emplace(options.width, options.height, options.mesh_pixels,
-                              options.splat_pixels);
+      try {
+        level_of_detail.emplace(options.width, options.height, options.mesh_pixels,
+                                options.splat_pixels);
+      } catch (const Error&) {  // a GL that cannot build the passes: Auto draws meshes
+        if (!automatic) throw;
+        path = DrawPath::Meshes;
+      }
     }
     options.draw_path = path;
   }
 
   // A shape's instances, by the draw path.
   void draw_shape(MeshBatch& batch, std::size_t count) {
-    if (options.draw_path == DrawPath::Meshes) {
+    if (options.draw_path == DrawPath::Meshes || !level_of_detail->holds(count)) {
       counts.meshes += count;
       draw_batch(batch, count);
       return;
@@ -659,9 +665,12 @@ DrawCounts Renderer::frame_counts() const {
 
 DrawCounts Renderer::previous_frame_counts() {
   Impl& state = *impl_;
-  return state.level_of_detail
-             ? sum(state.previous_counts, state.level_of_detail->previous_frame_counts())
-             : state.previous_counts;
+  if (!state.level_of_detail) {
+    state.shown_counts = state.previous_counts;
+  } else if (const auto detail = state.level_of_detail->previous_frame_counts()) {
+    state.shown_counts = sum(state.previous_counts, *detail);
+  }
+  return state.shown_counts;
 }
 
 void Renderer::set_draw_path(DrawPath path) {

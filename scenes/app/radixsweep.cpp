@@ -678,7 +678,7 @@ int main(int argc, char** argv) {
                  "How instances are drawn: detail (meshes, impostors or splats by their size on "
                  "screen), meshes (every instance its triangles), auto (detail on a GPU, meshes "
                  "on a software rasteriser)")
-      ->check(CLI::IsMember({"auto", "detail", "meshes"}))
+      ->check(CLI::IsMember({"auto", "detail", "meshes"}, CLI::ignore_case))
       ->capture_default_str();
   app.add_option("--device", options.device, "CUDA device ordinal for the gpu backend")
       ->check(CLI::NonNegativeNumber)

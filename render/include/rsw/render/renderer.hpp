@@ -98,10 +98,10 @@ enum class DrawPath {
 
 /// The instances a frame drew, by how they were drawn (DrawPath::Meshes: all as meshes).
 struct DrawCounts {
-  std::size_t meshes = 0;
-  std::size_t impostors = 0;
-  std::size_t splats = 0;
-  std::size_t culled = 0;
+  std::size_t meshes = 0;     ///< drawn as their shape's triangles
+  std::size_t impostors = 0;  ///< drawn as one point casting rays at the shape
+  std::size_t splats = 0;     ///< drawn as the pixel under their centre
+  std::size_t culled = 0;     ///< outside the view, not drawn
 };
 
 /// Setup of a Renderer.
@@ -201,7 +201,7 @@ class RSW_API Renderer {
   /// The instances drawn since begin_frame(), by how; waits for the GL work issued so far.
   DrawCounts frame_counts() const;
   /// The instances the frame before drew, by how, for a display that must not wait: once its
-  /// GL work is done (never waiting for it); until then the counts of an earlier frame.
+  /// GL work is done (never waiting for it); until then those of the last frame that was.
   DrawCounts previous_frame_counts();
   /// Draws the instances of later draws by `path` (Auto: as the constructor chooses).
   void set_draw_path(DrawPath path);
