@@ -425,7 +425,8 @@ class Demo {
   }
 
   // The stats file: the profiler's stage times, and what a script needs to read the run
-  // without the overlay: the scene and its setup, and per frame of the same window its counts.
+  // without the overlay: the scene and its setup, per frame of the same window its counts, and
+  // how the last frame's instances were drawn.
   void write_stats(const std::string& path) const {
     using Json = nlohmann::ordered_json;
     Json stats = {{"scene", scene_->name()},
@@ -450,6 +451,11 @@ class Demo {
       found.push_back(frame.found);
       lost.push_back(frame.lost);
     }
+    const rsw::render::DrawCounts drawn = renderer_.frame_counts();
+    stats["drawn"] = {{"meshes", drawn.meshes},
+                      {"impostors", drawn.impostors},
+                      {"splats", drawn.splats},
+                      {"culled", drawn.culled}};
     stats["counts"] = {{"objects", objects},
                        {"candidates", candidates},
                        {"pairs", pairs},

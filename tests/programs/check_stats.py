@@ -6,7 +6,7 @@
 Passes when FILE names SCENE and holds what a script reads a run by: the setup (scene,
 backend, sort, draw, device, objects, worlds, seed), the stage STAGE among the stage times,
 per-frame counts over the same window as the stage times, a pair found in that window (the
-scene did its job), and memory samples; for the worlds scene, a world count of 1 to the
+scene did its job), the last frame's drawing counts, and memory samples; for the worlds scene, a world count of 1 to the
 objects. Prints what is wrong otherwise and exits 1.
 """
 import json
@@ -19,7 +19,7 @@ def main():
         stats = json.load(file)
     problems = []
     for key in ("scene", "backend", "sort", "draw", "device", "objects", "worlds", "seed", "frames",
-                "history_frames", "stages", "counts", "memory"):
+                "history_frames", "stages", "counts", "drawn", "memory"):
         if key not in stats:
             problems.append(f"no '{key}'")
     if problems:
