@@ -376,6 +376,13 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({"meshes", "detail"}))
       ->capture_default_str();
+  render
+      ->add_option("--mesh-pixels", render_options.mesh_pixels,
+                   "detail: the projected diameters from which boxes are meshes (comma list, "
+                   "one row each)")
+      ->delimiter(',')
+      ->check(rsw::cli::finite_range(0, 16384))
+      ->capture_default_str();
   render->add_option("--width", render_options.width, "Image width")
       ->check(CLI::Range(1, 16384))
       ->capture_default_str();

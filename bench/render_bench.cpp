@@ -18,7 +18,7 @@ namespace rsw::bench {
 namespace {
 
 Row render_row(render::HeadlessContext& context, std::size_t count, const std::string& path,
-               const std::string& draw, const RenderBenchOptions& options) {
+               const std::string& draw, float mesh_pixels, const RenderBenchOptions& options) {
   const bool interop = path == "interop";
   if (interop && !cuda_runtime_info().available()) {
     throw Error(ErrorKind::DeviceUnavailable, "render --path interop needs a CUDA device");
@@ -26,7 +26,8 @@ Row render_row(render::HeadlessContext& context, std::size_t count, const std::s
   render::Renderer renderer(
       {.width = options.width,
        .height = options.height,
-       .draw_path = draw == "meshes" ? render::DrawPath::Meshes : render::DrawPath::LevelOfDetail});
+       .draw_path = draw == "meshes" ? render::DrawPath::Meshes : render::DrawPath::LevelOfDetail,
+       .mesh_pixels = mesh_pixels});
   const auto side = static_cast<float>(std::sqrt(static_cast<double>(count)));
   const render::OrbitCamera camera{.distance = 1.2f * side + 5,
                                    .yaw_degrees = 30,
@@ -77,6 +78,7 @@ Row render_row(render::HeadlessContext& context, std::size_t count, const std::s
   row.metrics["fps"] = 1000.0 / row.ms_median;
   row.metrics["instances_ms"] = profiler.stats("instances")->median_ms;
   row.metrics["draw_ms"] = profiler.stats("draw")->median_ms;
+  if (draw != "meshes") row.metrics["mesh_pixels"] = mesh_pixels;
   row.metrics["meshes"] = drawn.meshes;
   row.metrics["impostors"] = drawn.impostors;
   row.metrics["splats"] = drawn.splats;
@@ -91,8 +93,14 @@ void run_render_bench(const RenderBenchOptions& options, Report& report) {
   std::printf("gl: %s\n", context.description().c_str());
   for (const std::size_t count : options.sizes) {
     for (const std::string& path : options.paths) {
-      for (const std::string& draw : options.draws)
-        report.add(render_row(context, count, path, draw, options));
+      for (const std::string& draw : options.draws) {
+        if (draw == "meshes") {
+          report.add(render_row(context, count, path, draw, 0, options));
+          continue;
+        }
+        for (const float pixels : options.mesh_pixels)
+          report.add(render_row(context, count, path, draw, pixels, options));
+      }
     }
   }
 }
