@@ -113,6 +113,12 @@ uniform float mesh_pixels;
 uniform float splat_pixels;
 
 const int kMesh = 0, kImpostor = 1, kSplat = 2, kCulled = 3;
+
+// Whether every component is a finite number, by its exponent bits (which no assumption of
+// the compiler's about NaN can fold away).
+bool finite(vec3 v) {
+  return all(lessThan((floatBitsToUint(v) >> 23u) & 0xffu, uvec3(0xffu)));
+}
 shared uint group_count[4];
 shared uint group_base[2];
 shared uint rectangle[4];
@@ -136,8 +142,8 @@ void main() {
   if (i < instance_count) {
     Instance b = load_instance(i);
     float radius = 0.5 * length(b.size);
-    kind = kCulled;
-    bool inside = true;
+    kind = kCulled;  // as is an instance that is not finite, which no form could draw
+    bool inside = finite(b.centre) && finite(b.size) && finite(vec3(radius));
     for (int p = 0; p < 6; ++p) inside = inside && dot(planes[p].xyz, b.centre) + planes[p].w >= -radius;
     if (inside) {
       float depth = -(view * vec4(b.centre, 1.0)).z;

@@ -1,6 +1,6 @@
 // Instances drawn by their size on screen, chosen on the GPU each frame (the renderer's
 // DrawPath::LevelOfDetail). A compute pass reads every instance of a batch and sorts it into:
-// - culled: its bounding sphere lies outside the view frustum;
+// - culled: its bounding sphere lies outside the view frustum, or it is not finite;
 // - mesh: large on screen (or crossing the near or far plane, or an image edge): the shape's
 //   triangles, drawn instanced through an indirect draw over the list of such instances;
 // - impostor: a few to a few dozen pixels: one GL point covering the shape's corners on

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -277,6 +278,23 @@ TEST_F(LevelOfDetailGl, AFlatInstanceIsAMesh) {
       draw(renderer, Shape::Box, {instance({0, 0, 0}, {0.8f, 0, 0.8f}, {1, 0, 0})}, above);
   EXPECT_EQ(renderer.frame_counts().meshes, 1u);
   EXPECT_GT(pixel(rgba, kWidth / 2, kHeight / 2)[0], 60) << "a plate seen from above";
+}
+
+TEST_F(LevelOfDetailGl, InstancesThatAreNotFiniteAreCulledAndHideNothing) {
+  Renderer renderer({.width = kWidth, .height = kHeight, .draw_path = DrawPath::LevelOfDetail});
+  const std::vector<BoxInstance> good = impostor_sized(30, 9);
+  const auto expected = draw(renderer, Shape::Box, good);
+  std::vector<BoxInstance> mixed = good;
+  const float nan = std::nanf("");
+  const float inf = std::numeric_limits<float>::infinity();
+  mixed.push_back(instance({nan, 0, 0}, {1, 1, 1}, {1, 1, 1}));
+  mixed.push_back(instance({0, 0, 0}, {nan, 1, 1}, {1, 1, 1}));
+  mixed.push_back(instance({0, inf, 0}, {1, 1, 1}, {1, 1, 1}));
+  mixed.push_back(instance({0, 0, 0}, {inf, inf, inf}, {1, 1, 1}));
+  const auto got = draw(renderer, Shape::Box, mixed);
+  EXPECT_EQ(renderer.frame_counts().culled, 4u);
+  EXPECT_EQ(renderer.frame_counts().impostors, good.size());
+  EXPECT_EQ(got, expected);
 }
 
 TEST_F(LevelOfDetailGl, AutoDrawsMeshesOnASoftwareRasteriserAndTheLevelOfDetailOnAGpu) {
