@@ -62,6 +62,29 @@ vec3 rotate(vec4 q, vec3 v) {
   return v + 2.0 * cross(q.xyz, cross(q.xyz, v) + q.w * v);
 }
 
+// The extent on screen (normalised device coordinates) of the instance's unit cube, and its
+// nearest corner's depth.
+void screen_extent(Instance b, mat4 view_projection, out vec2 low, out vec2 high,
+                   out float nearest) {
+  low = vec2(1e30);
+  high = vec2(-1e30);
+  nearest = 1.0;
+  for (int k = 0; k < 8; ++k) {
+    vec3 corner = vec3(float(k & 1), float((k >> 1) & 1), float((k >> 2) & 1)) - 0.5;
+    vec4 clip = view_projection * vec4(b.centre + rotate(b.orientation, corner * b.size), 1.0);
+    vec3 device = clip.xyz / clip.w;
+    low = min(low, device.xy);
+    high = max(high, device.xy);
+    nearest = min(nearest, device.z);
+  }
+}
+
+// The side of the point over that extent, in pixels.
+float point_size(vec2 low, vec2 high, vec2 image_size) {
+  vec2 pixels = (high - low) * 0.5 * image_size;
+  return max(pixels.x, pixels.y) + 2.0;
+}
+
 // The shading of a lit surface, as the mesh's fragment shader has it.
 vec3 lit(vec3 colour, vec3 normal, vec3 light) {
   return colour * (0.25 + 0.75 * max(dot(normal, light), 0.0));
@@ -111,6 +134,7 @@ uniform float near_plane;
 uniform float far_plane;
 uniform float mesh_pixels;
 uniform float splat_pixels;
+uniform float largest_point;
 
 const int kMesh = 0, kImpostor = 1, kSplat = 2, kCulled = 3;
 
@@ -161,7 +185,12 @@ void main() {
       if (!clear || diameter >= mesh_pixels) {
         kind = kMesh;
       } else if (diameter >= splat_pixels) {
-        kind = kImpostor;
+        // The perspective draws the extent out towards the image's corners: a point the GL
+        // cannot draw so large leaves the instance a mesh.
+        vec2 low, high;
+        float nearest;
+        screen_extent(b, view_projection, low, high, nearest);
+        kind = point_size(low, high, image_size) <= largest_point ? kImpostor : kMesh;
       } else {
         kind = kSplat;
         pixel = uvec2(window);
@@ -261,19 +290,10 @@ void main() {
   size = b.size;
   orientation = b.orientation;
   colour = b.colour;
-  vec2 low = vec2(1e30);
-  vec2 high = vec2(-1e30);
-  float nearest = 1.0;
-  for (int k = 0; k < 8; ++k) {
-    vec3 corner = vec3(float(k & 1), float((k >> 1) & 1), float((k >> 2) & 1)) - 0.5;
-    vec4 clip = view_projection * vec4(b.centre + rotate(b.orientation, corner * b.size), 1.0);
-    vec3 device = clip.xyz / clip.w;
-    low = min(low, device.xy);
-    high = max(high, device.xy);
-    nearest = min(nearest, device.z);
-  }
-  vec2 pixels = (high - low) * 0.5 * image_size;
-  gl_PointSize = max(pixels.x, pixels.y) + 2.0;
+  vec2 low, high;
+  float nearest;
+  screen_extent(b, view_projection, low, high, nearest);
+  gl_PointSize = point_size(low, high, image_size);
   gl_Position = vec4(0.5 * (low + high), nearest, 1.0);
 }
 )";
@@ -537,11 +557,8 @@ LevelOfDetail::LevelOfDetail(int width, int height, float mesh_pixels, float spl
   GLfloat point_sizes[2] = {1, 1};
   glGetFloatv(GL_POINT_SIZE_RANGE, point_sizes);
   largest_point_ = point_sizes[1];
-  // An impostor's point covers its corners' extent, at most about 1.5 times its sphere's
-  // diameter: within the largest point the GL draws.
-  const float largest_impostor = (largest_point_ - 2) / 1.5f;
   splat_pixels_ = splat_pixels;
-  mesh_pixels_ = std::min(mesh_pixels, largest_impostor);
+  mesh_pixels_ = mesh_pixels;
   // The instances are read as one shader storage block of 64-byte records, indexed by 32-bit
   // word offsets.
   GLint64 block_bytes = 0;
@@ -629,6 +646,7 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
   glProgramUniform1f(classify, location(classify_, "far_plane"), view.far_plane);
   glProgramUniform1f(classify, location(classify_, "mesh_pixels"), mesh_pixels_);
   glProgramUniform1f(classify, location(classify_, "splat_pixels"), splat_pixels_);
+  glProgramUniform1f(classify, location(classify_, "largest_point"), largest_point_);
   glUseProgram(classify);
   dispatch_over(count);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);

@@ -2,6 +2,7 @@
 // on a headless EGL context: instances sorted by their size on screen as the counts say,
 // impostors covering the meshes' pixels with the meshes' colours, splats at the pixel under
 // their centre with the nearest in front, and nothing of a batch's splats left for the next.
+#include <glad/gl.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -278,6 +279,29 @@ TEST_F(LevelOfDetailGl, AFlatInstanceIsAMesh) {
       draw(renderer, Shape::Box, {instance({0, 0, 0}, {0.8f, 0, 0.8f}, {1, 0, 0})}, above);
   EXPECT_EQ(renderer.frame_counts().meshes, 1u);
   EXPECT_GT(pixel(rgba, kWidth / 2, kHeight / 2)[0], 60) << "a plate seen from above";
+}
+
+// An impostor 300 pixels across is past llvmpipe's largest point (255): a mesh there, whatever
+// mesh_pixels says; the image is the meshes' either way.
+TEST_F(LevelOfDetailGl, AnImpostorLargerThanTheLargestPointIsAMesh) {
+  constexpr int kSide = 1024;
+  Renderer meshes({.width = kSide, .height = kSide, .draw_path = DrawPath::Meshes});
+  Renderer detail({.width = kSide,
+                   .height = kSide,
+                   .draw_path = DrawPath::LevelOfDetail,
+                   .mesh_pixels = 2000});
+  const std::vector<BoxInstance> big = {
+      instance({0, 0, 0}, {3, 3, 3}, {1, 0.5f, 0}, {0.2f, 0.3f, 0.1f, 0.927f})};
+  const auto expected = draw(meshes, Shape::Box, big);
+  const auto got = draw(detail, Shape::Box, big);
+  GLfloat point_sizes[2] = {1, 1};
+  glGetFloatv(GL_POINT_SIZE_RANGE, point_sizes);
+  const DrawCounts counts = detail.frame_counts();
+  EXPECT_EQ(point_sizes[1] < 300 ? counts.meshes : counts.impostors, 1u)
+      << "largest point " << point_sizes[1];
+  const std::size_t drawn = expected.size() / 4 - background_pixels(expected);
+  ASSERT_GT(drawn, 50'000u);
+  EXPECT_LT(differing_pixels(got, expected, 6), drawn / 500);
 }
 
 TEST_F(LevelOfDetailGl, InstancesThatAreNotFiniteAreCulledAndHideNothing) {

@@ -116,9 +116,9 @@ struct RendererOptions {
   /// mesh and sprites are sprites.
   DrawPath draw_path = DrawPath::Auto;
   /// DrawPath::LevelOfDetail: the projected diameter (of the instance's bounding sphere, in
-  /// pixels) from which an instance is drawn as its mesh, at most what the GL's largest point
-  /// holds. An impostor shades every pixel of its square: past a few dozen pixels the mesh's
-  /// triangles are the cheaper.
+  /// pixels) from which an instance is drawn as its mesh (so is one whose impostor would be
+  /// larger than the GL's largest point). An impostor shades every pixel of its square: past a
+  /// few dozen pixels the mesh's triangles are the cheaper.
   float mesh_pixels = 24;
   /// DrawPath::LevelOfDetail: the projected diameter below which an instance is a splat.
   float splat_pixels = 2;
