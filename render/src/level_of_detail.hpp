@@ -1,8 +1,9 @@
 // Instances drawn by their size on screen, chosen on the GPU each frame (the renderer's
 // DrawPath::LevelOfDetail). A compute pass reads every instance of a batch and sorts it into:
 // - culled: its bounding sphere lies outside the view frustum, or it is not finite;
-// - mesh: large on screen (or crossing the near or far plane, or an image edge): the shape's
-//   triangles, drawn instanced through an indirect draw over the list of such instances;
+// - mesh: large on screen (or flat, crossing the near or far plane or an image edge, or with
+//   a point past the GL's largest): the shape's triangles, drawn instanced through an
+//   indirect draw over the list of such instances;
 // - impostor: a few to a few dozen pixels: one GL point covering the shape's corners on
 //   screen, whose fragment shader casts the pixel's ray at the shape (its boxes, or the
 //   sphere) and writes what the mesh would: the hit face's lit colour and its depth. The
