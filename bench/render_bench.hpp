@@ -13,11 +13,11 @@
 namespace rsw::bench {
 
 struct RenderBenchOptions {
-  std::vector<std::size_t> sizes;  ///< instances per frame
-  std::vector<std::string> paths;  ///< "upload", "interop" (needs CUDA)
+  std::vector<std::size_t> sizes;                         ///< instances per frame
+  std::vector<std::string> paths;                         ///< "upload", "interop" (needs CUDA)
   std::vector<std::string> draws = {"meshes", "detail"};  ///< render::DrawPath, by name
   std::vector<float> mesh_pixels = {24};  ///< "detail": RendererOptions::mesh_pixels to try
-  int width = 1280;                ///< image size in pixels
+  int width = 1280;                       ///< image size in pixels
   int height = 720;
   std::size_t frames = 20;  ///< timed frames per row
   std::size_t warmup = 3;   ///< untimed frames before them

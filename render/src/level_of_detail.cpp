@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 #include <glm/gtc/type_ptr.hpp>
 #include <glm/mat4x4.hpp>
 #include <glm/matrix.hpp>
+#include <optional>
 #include <string>
 
 namespace rsw::render::detail {
@@ -470,6 +470,11 @@ void set_image_size(const ShaderProgram& program, const FrameView& view) {
                      static_cast<float>(view.width), static_cast<float>(view.height));
 }
 
+// The offset of a word of the command buffer, as the indirect draws take it.
+const void* at_word(GLuint word) {
+  return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(word) * sizeof(GLuint));
+}
+
 void make_buffer(GLuint& buffer, std::size_t bytes) {
   glDeleteBuffers(1, &buffer);
   glCreateBuffers(1, &buffer);
@@ -518,9 +523,9 @@ FrameView FrameView::of(const OrbitCamera& camera, int width, int height,
   const glm::vec3 eye = glm::make_vec3(frame.eye.data());
   const glm::vec3 step_x = glm::vec3(inverse[0]) * (2.0f / static_cast<float>(width)) / w;
   const glm::vec3 step_y = glm::vec3(inverse[1]) * (2.0f / static_cast<float>(height)) / w;
-  const glm::vec3 at_origin =
-      (glm::vec3(inverse[2]) + glm::vec3(inverse[3]) - glm::vec3(inverse[0]) -
-       glm::vec3(inverse[1])) / w - eye;
+  const glm::vec3 far_at_origin =
+      glm::vec3(inverse[2]) + glm::vec3(inverse[3]) - glm::vec3(inverse[0]) - glm::vec3(inverse[1]);
+  const glm::vec3 at_origin = far_at_origin / w - eye;
   frame.ray_at_origin = {at_origin.x, at_origin.y, at_origin.z};
   frame.ray_step_x = {step_x.x, step_x.y, step_x.z};
   frame.ray_step_y = {step_y.x, step_y.y, step_y.z};
@@ -563,9 +568,9 @@ LevelOfDetail::LevelOfDetail(int width, int height, float mesh_pixels, float spl
   // word offsets.
   GLint64 block_bytes = 0;
   glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block_bytes);
-  most_instances_ = std::min<std::size_t>(static_cast<std::size_t>(std::max<GLint64>(block_bytes, 0)) /
-                                              sizeof(BoxInstance),
-                                          std::size_t{1} << 28);
+  most_instances_ = std::min<std::size_t>(
+      static_cast<std::size_t>(std::max<GLint64>(block_bytes, 0)) / sizeof(BoxInstance),
+      std::size_t{1} << 28);
   resize(width, height);
 }
 
@@ -617,8 +622,6 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
                          GLsizei index_count, const ImpostorShape& shape, const FrameView& view) {
   if (count == 0) return;
   reserve(count);
-  const auto instance_count = static_cast<GLuint>(count);
-  const auto list_capacity = static_cast<GLuint>(capacity_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kInstancesBinding, instances);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kListsBinding, lists_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kCommandsBinding, commands_);
@@ -626,17 +629,34 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSplatsBinding, splats_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kFrameCountsBinding, frame_counts_);
   glBindBufferBase(GL_SHADER_STORAGE_BUFFER, kSplatIdsBinding, splat_ids_);
+  sort_instances(count, index_count, view);
 
-  // Sort the instances: the last batch's rectangle has emptied the splat buffers.
+  // Every pixel of the splats' rectangle must run, to empty its buffers: no scissor.
+  glDisable(GL_SCISSOR_TEST);
+  glEnable(GL_DEPTH_TEST);
+  glDepthFunc(GL_LESS);
+  glDepthMask(GL_TRUE);
+  glBindBuffer(GL_DRAW_INDIRECT_BUFFER, commands_);
+  draw_meshes(vertex_array, view);
+  draw_impostors(shape, view);
+  draw_splats(count, view);
+  glBindVertexArray(0);
+  glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
+}
+
+void LevelOfDetail::sort_instances(std::size_t count, GLsizei index_count, const FrameView& view) {
+  // The last batch's rectangle has emptied the splat buffers; the commands start afresh.
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
   glProgramUniform1ui(reset_.handle(), location(reset_, "index_count"),
                       static_cast<GLuint>(index_count));
   glUseProgram(reset_.handle());
   glDispatchCompute(1, 1, 1);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+
   const GLuint classify = classify_.handle();
-  glProgramUniform1ui(classify, location(classify_, "instance_count"), instance_count);
-  glProgramUniform1ui(classify, location(classify_, "list_capacity"), list_capacity);
+  glProgramUniform1ui(classify, location(classify_, "instance_count"), static_cast<GLuint>(count));
+  glProgramUniform1ui(classify, location(classify_, "list_capacity"),
+                      static_cast<GLuint>(capacity_));
   set_matrix(classify_, "view", view.view);
   set_matrix(classify_, "view_projection", view.view_projection);
   glProgramUniform4fv(classify, location(classify_, "planes"), 6, view.planes[0].data());
@@ -650,25 +670,20 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
   glUseProgram(classify);
   dispatch_over(count);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_COMMAND_BARRIER_BIT);
+}
 
-  // Every pixel of the splats' rectangle must run, to empty its buffers: no scissor.
-  glDisable(GL_SCISSOR_TEST);
-  glEnable(GL_DEPTH_TEST);
-  glDepthFunc(GL_LESS);
-  glDepthMask(GL_TRUE);
-  glBindBuffer(GL_DRAW_INDIRECT_BUFFER, commands_);
-  const auto at_word = [](GLuint word) {
-    return reinterpret_cast<const void*>(static_cast<std::uintptr_t>(word) * sizeof(GLuint));
-  };
-
+void LevelOfDetail::draw_meshes(GLuint vertex_array, const FrameView& view) {
   set_matrix(meshes_, "view_projection", view.view_projection);
   set_vector(meshes_, "light_direction", view.light);
   glUseProgram(meshes_.handle());
   glBindVertexArray(vertex_array);
   glDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, at_word(kMeshCommand));
+}
 
+void LevelOfDetail::draw_impostors(const ImpostorShape& shape, const FrameView& view) {
   const GLuint impostors = impostors_.handle();
-  glProgramUniform1ui(impostors, location(impostors_, "list_capacity"), list_capacity);
+  glProgramUniform1ui(impostors, location(impostors_, "list_capacity"),
+                      static_cast<GLuint>(capacity_));
   set_matrix(impostors_, "view_projection", view.view_projection);
   set_vector(impostors_, "eye", view.eye);
   set_vector(impostors_, "ray_at_origin", view.ray_at_origin);
@@ -686,7 +701,8 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
     std::copy_n(shape.boxes[k].high.begin(), 3, high.begin() + static_cast<std::ptrdiff_t>(3 * k));
   }
   glProgramUniform1i(impostors, location(impostors_, "box_count"), static_cast<GLint>(boxes));
-  glProgramUniform3fv(impostors, location(impostors_, "box_low"), GLsizei{kMostImpostorBoxes}, low.data());
+  glProgramUniform3fv(impostors, location(impostors_, "box_low"), GLsizei{kMostImpostorBoxes},
+                      low.data());
   glProgramUniform3fv(impostors, location(impostors_, "box_high"), GLsizei{kMostImpostorBoxes},
                       high.data());
   glProgramUniform1i(impostors, location(impostors_, "sphere"), shape.sphere ? 1 : 0);
@@ -695,9 +711,11 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
   glEnable(GL_PROGRAM_POINT_SIZE);
   glDrawArraysIndirect(GL_POINTS, at_word(kImpostorCommand));
   glDisable(GL_PROGRAM_POINT_SIZE);
+}
 
+void LevelOfDetail::draw_splats(std::size_t count, const FrameView& view) {
   const GLuint resolve = resolve_.handle();
-  glProgramUniform1ui(resolve, location(resolve_, "instance_count"), instance_count);
+  glProgramUniform1ui(resolve, location(resolve_, "instance_count"), static_cast<GLuint>(count));
   glUseProgram(resolve);
   dispatch_over(count);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
@@ -709,10 +727,8 @@ void LevelOfDetail::draw(GLuint instances, std::size_t count, GLuint vertex_arra
   set_vector(composite_, "eye", view.eye);
   set_vector(composite_, "light_direction", view.light);
   glUseProgram(composite);
+  glBindVertexArray(empty_array_);
   glDrawArraysIndirect(GL_TRIANGLE_STRIP, at_word(kCompositeCommand));
-
-  glBindVertexArray(0);
-  glBindBuffer(GL_DRAW_INDIRECT_BUFFER, 0);
 }
 
 bool LevelOfDetail::holds(std::size_t count) const noexcept {

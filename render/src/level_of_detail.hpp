@@ -51,7 +51,7 @@ struct FrameView {
   std::array<float, 3> ray_step_x{};     ///< its change a pixel to the right
   std::array<float, 3> ray_step_y{};     ///< and a pixel up
   std::array<float, 2> depth_of_t{};     ///< such a ray's point t has window depth x - y / t
-  std::array<float, 3> light{};             ///< towards the light, unit length
+  std::array<float, 3> light{};          ///< towards the light, unit length
   std::array<std::array<float, 4>, 6> planes{};  ///< the frustum's, inward, unit normals
   int width = 1;
   int height = 1;
@@ -92,6 +92,12 @@ class LevelOfDetail {
 
  private:
   void reserve(std::size_t count);
+  // The passes of draw(), in order: the sorting (and the commands' reset), the meshes, the
+  // impostors, and the splats' resolve and rectangle.
+  void sort_instances(std::size_t count, GLsizei index_count, const FrameView& view);
+  void draw_meshes(GLuint vertex_array, const FrameView& view);
+  void draw_impostors(const ImpostorShape& shape, const FrameView& view);
+  void draw_splats(std::size_t count, const FrameView& view);
   void release_images();
 
   ShaderProgram reset_;
@@ -100,17 +106,17 @@ class LevelOfDetail {
   ShaderProgram impostors_;
   ShaderProgram resolve_;
   ShaderProgram composite_;
-  GLuint empty_array_ = 0;   // for draws that read no attributes
-  GLuint lists_ = 0;         // meshes [0, capacity), impostors [capacity, 2 capacity)
-  GLuint splats_ = 0;        // per instance: its splat's pixel (or none) and depth bits
-  GLuint commands_ = 0;      // the indirect draws and the splats' rectangle
-  GLuint frame_counts_ = 0;  // meshes, impostors, splats, culled
-  GLuint counts_read_ = 0;   // the frame before's, copied for the host
+  GLuint empty_array_ = 0;            // for draws that read no attributes
+  GLuint lists_ = 0;                  // meshes [0, capacity), impostors [capacity, 2 capacity)
+  GLuint splats_ = 0;                 // per instance: its splat's pixel (or none) and depth bits
+  GLuint commands_ = 0;               // the indirect draws and the splats' rectangle
+  GLuint frame_counts_ = 0;           // meshes, impostors, splats, culled
+  GLuint counts_read_ = 0;            // the frame before's, copied for the host
   GLsync previous_copied_ = nullptr;  // signalled once they are
   std::optional<DrawCounts> previous_;
   std::size_t most_instances_ = 0;  // what the largest shader storage block holds
-  GLuint splat_depths_ = 0;  // per pixel: the nearest splat's depth bits
-  GLuint splat_ids_ = 0;     // per pixel: the lowest instance at that depth
+  GLuint splat_depths_ = 0;         // per pixel: the nearest splat's depth bits
+  GLuint splat_ids_ = 0;            // per pixel: the lowest instance at that depth
   std::size_t capacity_ = 0;
   int width_ = 0;
   int height_ = 0;

