@@ -18,11 +18,11 @@ constexpr GLuint kGroup = 256;
 constexpr GLuint kNone = 0xffffffffu;
 
 // The command buffer, as uints: the meshes' DrawElementsIndirectCommand, the impostors' and
-// the splat rectangle's DrawArraysIndirectCommand, and the rectangle's corners in pixels.
+// the splat rectangle's DrawArraysIndirectCommand, and from word 13 the rectangle's corners in
+// pixels (low x, low y, high x, high y), as the shaders write and read them.
 constexpr GLuint kMeshCommand = 0;       // count, instances (counted), first, base vertex, base
 constexpr GLuint kImpostorCommand = 5;   // count (counted), instances, first, base instance
 constexpr GLuint kCompositeCommand = 9;  // count (4 once a splat is seen), instances, ...
-constexpr GLuint kRectangle = 13;        // low x, low y, high x, high y
 constexpr GLuint kCommandWords = 17;
 constexpr GLuint kCountWords = 4;  // a frame's meshes, impostors, splats and culled
 
@@ -168,7 +168,9 @@ void main() {
     float radius = 0.5 * length(b.size);
     kind = kCulled;  // as is an instance that is not finite, which no form could draw
     bool inside = finite(b.centre) && finite(b.size) && finite(vec3(radius));
-    for (int p = 0; p < 6; ++p) inside = inside && dot(planes[p].xyz, b.centre) + planes[p].w >= -radius;
+    for (int p = 0; p < 6; ++p) {
+      inside = inside && dot(planes[p].xyz, b.centre) + planes[p].w >= -radius;
+    }
     if (inside) {
       float depth = -(view * vec4(b.centre, 1.0)).z;
       vec4 clip = view_projection * vec4(b.centre, 1.0);
@@ -575,28 +577,19 @@ LevelOfDetail::LevelOfDetail(int width, int height, float mesh_pixels, float spl
 }
 
 LevelOfDetail::~LevelOfDetail() {
-  release_images();
-  for (GLuint* buffer : {&lists_, &splats_, &commands_, &frame_counts_, &counts_read_})
+  for (GLuint* buffer :
+       {&lists_, &splats_, &commands_, &frame_counts_, &counts_read_, &splat_depths_, &splat_ids_})
     glDeleteBuffers(1, buffer);
   glDeleteSync(previous_copied_);
   glDeleteVertexArrays(1, &empty_array_);
 }
 
-void LevelOfDetail::release_images() {
-  glDeleteBuffers(1, &splat_depths_);
-  glDeleteBuffers(1, &splat_ids_);
-  splat_depths_ = splat_ids_ = 0;
-}
-
 void LevelOfDetail::resize(int width, int height) {
-  if (width == width_ && height == height_) return;
   const std::size_t pixels = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
   make_buffer(splat_depths_, pixels * sizeof(GLuint));
   make_buffer(splat_ids_, pixels * sizeof(GLuint));
   fill_with_none(splat_depths_);
   fill_with_none(splat_ids_);
-  width_ = width;
-  height_ = height;
 }
 
 void LevelOfDetail::begin_frame() {

@@ -73,7 +73,7 @@ class LevelOfDetail {
   LevelOfDetail(const LevelOfDetail&) = delete;
   LevelOfDetail& operator=(const LevelOfDetail&) = delete;
 
-  /// The per-pixel splat buffers for an image of this size.
+  /// The per-pixel splat buffers for an image of this size (a new size: they are made anew).
   void resize(int width, int height);
   /// Starts the next frame's counts, the last frame's copied aside on the GPU.
   void begin_frame();
@@ -98,7 +98,6 @@ class LevelOfDetail {
   void draw_meshes(GLuint vertex_array, const FrameView& view);
   void draw_impostors(const ImpostorShape& shape, const FrameView& view);
   void draw_splats(std::size_t count, const FrameView& view);
-  void release_images();
 
   ShaderProgram reset_;
   ShaderProgram classify_;
@@ -118,8 +117,6 @@ class LevelOfDetail {
   GLuint splat_depths_ = 0;         // per pixel: the nearest splat's depth bits
   GLuint splat_ids_ = 0;            // per pixel: the lowest instance at that depth
   std::size_t capacity_ = 0;
-  int width_ = 0;
-  int height_ = 0;
   float largest_point_ = 1;  // pixels, the GL implementation's
   float mesh_pixels_ = 0;    // the projected diameter from which instances are meshes
   float splat_pixels_ = 0;   // and below which they are splats

@@ -163,8 +163,7 @@ class Demo {
     controls_.sort = sort_index(rsw::sort::parse_algorithm(options.sort), backend);
     for (const auto& [name, path] : kDrawPaths)
       controls_.draws.push_back(name);
-    controls_.draw = renderer_.options().draw_path == rsw::render::DrawPath::Meshes ? 1 : 0;
-    running_draw_ = controls_.draw;
+    controls_.draw = drawing();
     controls_.shortcuts = {{"Esc", "quit"},
                            {"Space", "pause / resume"},
                            {"N", "one step while paused"},
@@ -432,7 +431,7 @@ class Demo {
     Json stats = {{"scene", scene_->name()},
                   {"backend", rsw::to_string(scene_->backend())},
                   {"sort", rsw::sort::to_string(chosen_sort())},
-                  {"draw", controls_.draw == 0 ? "detail" : "meshes"},
+                  {"draw", drawing() == 0 ? "detail" : "meshes"},
                   {"device", device_name()},
                   {"objects", scene_->stats().objects},
                   {"worlds", scene_->stats().worlds},
@@ -533,10 +532,19 @@ class Demo {
       scene_->set_sort(chosen_sort());
       running_[2] = controls_.sort;
     }
-    if (controls_.draw != running_draw_) {
-      renderer_.set_draw_path(kDrawPaths[static_cast<std::size_t>(controls_.draw)].second);
-      running_draw_ = controls_.draw;
+    if (controls_.draw != drawing()) {
+      try {
+        renderer_.set_draw_path(kDrawPaths[static_cast<std::size_t>(controls_.draw)].second);
+      } catch (const rsw::Error& error) {  // a GL without the level of detail's passes
+        std::fprintf(stderr, "radixsweep: %s\n", error.what());
+        controls_.draw = drawing();
+      }
     }
+  }
+
+  // The UI's drawing (index into kDrawPaths) of the path the renderer draws by.
+  int drawing() const {
+    return renderer_.options().draw_path == rsw::render::DrawPath::Meshes ? 1 : 0;
   }
 
   void handle_keys(rsw::render::Window& window) {
@@ -578,7 +586,6 @@ class Demo {
   std::unique_ptr<rsw::scenes::Scene> scene_;
   rsw::render::OrbitCamera camera_;
   std::array<int, 3> running_{};                // scene, backend and sort the scene runs with
-  int running_draw_ = 0;                        // the drawing the renderer has
   std::deque<rsw::scenes::SceneStats> counts_;  // the last kHistoryFrames frames
   std::vector<MemorySample> memory_;
   // What the user picked and the region drawn, and what they hold at this step.
